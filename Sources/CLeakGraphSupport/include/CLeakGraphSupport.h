@@ -1,0 +1,32 @@
+#ifndef CLEAKGRAPHSUPPORT_H
+#define CLEAKGRAPHSUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Captures up to `capacity` return addresses of the caller's stack into `buffer`, skipping
+/// `skip` innermost frames. Returns the number written (0 when no unwinder is available).
+/// Uses libunwind's `unw_backtrace`, loaded privately with dlopen(RTLD_LOCAL) so that linking
+/// LeakGraph never replaces the process's `_Unwind_*` or `backtrace` symbols.
+int lg_capture_stack(uintptr_t *buffer, int capacity, int skip);
+
+/// Which unwinder `lg_capture_stack` uses: 1 = libunwind, 2 = glibc backtrace, 0 = none.
+int lg_unwinder_kind(void);
+
+/// dladdr wrapper: fills the object path, its load base, the nearest symbol name and address.
+/// Returns non-zero on success. Strings point into the loader's memory and stay valid.
+int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
+              const char **symbolName, uintptr_t *symbolAddress);
+
+/// Registers `handler` with atexit(3). Kept in C so the handler is a plain C function pointer
+/// and never a main-actor-isolated closure.
+int lg_atexit(void (*handler)(void));
+
+/// Size of the malloc block that starts at `pointer` (glibc `malloc_usable_size`).
+size_t lg_malloc_usable_size(const void *pointer);
+
+/// Retains a Swift heap object unless it is already deinitialising (the runtime's
+/// swift_tryRetain). Returns non-zero when it took a reference.
+int lg_try_retain(void *object);
+
+#endif

@@ -1,0 +1,91 @@
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Process-wide switches read on the allocation hot path; each is one relaxed atomic load.
+final class Configuration: Sendable {
+    static let shared = Configuration()
+
+    /// `LEAKGRAPH=off` turns tracking off: `TrackedObject.init` then costs one relaxed load.
+    let enabled: Atomic<Bool>
+    let stackDepth: Atomic<Int>
+    /// Capture a stack every `stackInterval` allocations; 0 means never.
+    let stackInterval: Atomic<Int>
+    let allocationCounter = Atomic<Int>(0)
+    /// How many leak scopes are open; the task-local scope is read only while one is.
+    let openScopes = Atomic<Int>(0)
+    /// Capture a stack for edges that ask for their creation site.
+    let edgeSites: Atomic<Bool>
+
+    private init() {
+        let environment = ProcessInfoLite.environment
+        var enabled = true
+        if let value = environment["LEAKGRAPH"]?.lowercased() {
+            switch value {
+            case "off", "0", "false", "no", "disabled": enabled = false
+            case "on", "1", "true", "yes", "enabled", "": enabled = true
+            default:
+                warn("LEAKGRAPH=\(value) is not one of on/off; tracking stays on")
+            }
+        }
+        #if LEAKGRAPH_DISABLED
+        enabled = false
+        #endif
+        var mode = StackCaptureMode.all(depth: StackCaptureMode.defaultDepth)
+        if let text = environment["LEAKGRAPH_STACKS"] {
+            if let parsed = StackCaptureMode(parsing: text) {
+                mode = parsed
+            } else {
+                warn("LEAKGRAPH_STACKS=\(text) is not valid (use off, all[:depth] or sampled[:every[:depth]]); using \(mode)")
+            }
+        }
+        self.enabled = Atomic(enabled)
+        self.stackDepth = Atomic(mode.depth)
+        self.stackInterval = Atomic(mode.interval)
+        self.edgeSites = Atomic(mode != .off)
+    }
+
+    var stackMode: StackCaptureMode {
+        get {
+            let interval = stackInterval.load(ordering: .relaxed)
+            let depth = stackDepth.load(ordering: .relaxed)
+            switch interval {
+            case 0: return .off
+            case 1: return .all(depth: depth)
+            default: return .sampled(every: interval, depth: depth)
+            }
+        }
+        set {
+            stackDepth.store(newValue.depth, ordering: .relaxed)
+            stackInterval.store(newValue.interval, ordering: .relaxed)
+        }
+    }
+}
+
+/// Reads the environment without Foundation so that the registry can start inside any process.
+enum ProcessInfoLite {
+    static var environment: [String: String] {
+        var result: [String: String] = [:]
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            pointer += 1
+        }
+        return result
+    }
+}
+
+/// Writes one line to standard error, prefixed with `leakgraph:`.
+func warn(_ message: String) {
+    let line = "leakgraph: \(message)\n"
+    line.withCString { pointer in
+        _ = write(2, pointer, strlen(pointer))
+    }
+}

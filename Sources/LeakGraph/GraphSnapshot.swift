@@ -1,0 +1,162 @@
+/// An immutable picture of the live object graph at one moment.
+///
+/// Taken by ``LeakGraph/snapshot(options:)`` or decoded from a JSON dump. Pure data: analysing,
+/// exporting or sending it to another thread never touches the registry or the objects.
+///
+/// ```swift
+/// let snapshot = LeakGraph.snapshot()
+/// let report = LeakDetector.analyze(snapshot)
+/// print(report.cycles.filter(\.leaked).map(\.loopDescription))
+/// // ["Parent —child→ Child —parent→ Parent"]
+/// ```
+public struct GraphSnapshot: Sendable, Hashable {
+    /// Live objects, sorted by id.
+    public var objects: [ObjectInfo]
+    /// Ownership edges between objects in ``objects``.
+    public var edges: [EdgeInfo]
+    /// Allocation (and edge creation) stacks referenced by objects and edges.
+    public var stacks: [StackInfo]
+    /// When the snapshot was taken, in seconds since the Unix epoch.
+    public var time: Double
+
+    /// Creates a snapshot from parts (tests and tools build graphs this way).
+    public init(objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo] = [], time: Double = 0) {
+        self.objects = objects.sorted { $0.id < $1.id }
+        self.edges = edges
+        self.stacks = stacks
+        self.time = time
+    }
+
+    /// The object with `id`, if it is in the snapshot (binary search).
+    public func object(_ id: UInt64) -> ObjectInfo? {
+        var low = 0
+        var high = objects.count
+        while low < high {
+            let mid = (low + high) / 2
+            if objects[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        return low < objects.count && objects[low].id == id ? objects[low] : nil
+    }
+
+    /// The stack with `id`.
+    public func stack(_ id: Int?) -> StackInfo? {
+        guard let id else { return nil }
+        if id >= 0 && id < stacks.count && stacks[id].id == id { return stacks[id] }
+        return stacks.first { $0.id == id }
+    }
+
+    /// The objects allocated at or after `checkpoint`.
+    public func objects(since checkpoint: Checkpoint) -> [ObjectInfo] {
+        objects.filter { $0.id >= checkpoint.nextObjectID }
+    }
+}
+
+/// One live object in a snapshot.
+public struct ObjectInfo: Sendable, Hashable, Codable {
+    /// Unique id (allocation order; never reused in a process).
+    public var id: UInt64
+    /// Type name as Swift prints it, with generic arguments: `PublishSubject<Int>`.
+    public var type: String
+    /// The label given at allocation, if any.
+    public var label: String?
+    /// Strong retain count read from the Swift runtime (the snapshot's own hold excluded), or nil
+    /// when unknown (graphs built by hand or from tools).
+    public var strongRetainCount: Int?
+    /// Id of the allocation stack in ``GraphSnapshot/stacks``.
+    public var stack: Int?
+    /// Allocation time, seconds since the Unix epoch (millisecond resolution).
+    public var time: Double
+    /// The lifecycle state the object reported.
+    public var state: ObjectState
+    /// The leak scope the object was allocated in (0 for none).
+    public var scope: UInt32
+
+    /// Creates an object description.
+    public init(
+        id: UInt64, type: String, label: String? = nil, strongRetainCount: Int? = nil, stack: Int? = nil,
+        time: Double = 0, state: ObjectState = .unspecified, scope: UInt32 = 0
+    ) {
+        self.id = id
+        self.type = type
+        self.label = label
+        self.strongRetainCount = strongRetainCount
+        self.stack = stack
+        self.time = time
+        self.state = state
+        self.scope = scope
+    }
+
+    /// `Type "label" #id`, as reports name an object.
+    public var displayName: String {
+        if let label { return "\(type) \"\(label)\" #\(id)" }
+        return "\(type) #\(id)"
+    }
+}
+
+/// One ownership edge in a snapshot.
+public struct EdgeInfo: Sendable, Hashable, Codable {
+    /// The owner's id.
+    public var from: UInt64
+    /// The target's id.
+    public var to: UInt64
+    /// Whether the reference keeps the target alive.
+    public var kind: EdgeKind
+    /// The role or property path: `sink`, `items[2]`, `state.observer`, `capture`.
+    public var label: String
+    /// Declared by code, or found by reflection or closure scanning.
+    public var origin: EdgeOrigin
+    /// How many references this edge stands for (the same owner holding the same target twice
+    /// under one label counts 2).
+    public var count: Int
+    /// Stack id of the place the edge was made, when recorded.
+    public var site: Int?
+    /// For a `capture` edge: the closure that captures the target (symbolicated on export).
+    public var closure: String?
+    /// For a `capture` edge: the closure's code address (resolved to ``closure`` on export).
+    public var closureAddress: UInt?
+
+    /// Creates an edge description.
+    public init(
+        from: UInt64, to: UInt64, kind: EdgeKind = .strong, label: String, origin: EdgeOrigin = .declared,
+        count: Int = 1, site: Int? = nil, closure: String? = nil, closureAddress: UInt? = nil
+    ) {
+        self.from = from
+        self.to = to
+        self.kind = kind
+        self.label = label
+        self.origin = origin
+        self.count = count
+        self.site = site
+        self.closure = closure
+        self.closureAddress = closureAddress
+    }
+}
+
+/// A captured stack: raw return addresses, and once symbolicated, readable frames.
+public struct StackInfo: Sendable, Hashable, Codable {
+    /// Id referenced by ``ObjectInfo/stack`` and ``EdgeInfo/site``.
+    public var id: Int
+    /// Raw return addresses (empty in stacks decoded from a dump).
+    public var addresses: [UInt]
+    /// Readable frames, innermost first: `ViewModel.bind(_:) at Sources/App/ViewModel.swift:12`.
+    public var frames: [String]
+    /// Index in ``frames`` of the first frame in user code (not LeakGraph, not the runtime).
+    public var userFrame: Int?
+
+    /// Creates a stack description.
+    public init(id: Int, addresses: [UInt] = [], frames: [String] = [], userFrame: Int? = nil) {
+        self.id = id
+        self.addresses = addresses
+        self.frames = frames
+        self.userFrame = userFrame
+    }
+
+    /// The first frame in user code, or the first frame.
+    public var userFrameDescription: String? {
+        if let userFrame, userFrame < frames.count { return frames[userFrame] }
+        return frames.first
+    }
+
+    /// Whether the frames still have to be resolved.
+    public var needsSymbolication: Bool { frames.isEmpty && !addresses.isEmpty }
+}

@@ -1,0 +1,102 @@
+/// What the ``LeakDetector`` found in a snapshot.
+public struct LeakReport: Sendable, Hashable {
+    /// Every strongly connected group of strong references (two or more objects, or one object
+    /// that holds itself), leaked ones first, then by signature.
+    public var cycles: [Cycle]
+    /// Ids of every object nothing outside the leaked garbage holds: members of leaked cycles
+    /// and the objects only they keep alive.
+    public var leakedObjectIDs: Set<UInt64>
+    /// Objects in no cycle whose retain count exceeds their known strong in-edges: held by
+    /// something the graph does not show (a local, a global, a closure, an untracked object).
+    public var unknownOwners: [UnknownOwner]
+    /// Objects that reported a finished state (disposed, completed, errored) but are still
+    /// strongly held by a cycle.
+    public var finishedButHeld: [UInt64]
+
+    /// The leaked cycles.
+    public var leakedCycles: [Cycle] { cycles.filter(\.leaked) }
+    /// The cycles that are alive because something outside holds them.
+    public var retainedCycles: [Cycle] { cycles.filter { !$0.leaked } }
+    /// Whether anything leaked.
+    public var hasLeaks: Bool { !leakedObjectIDs.isEmpty }
+}
+
+/// A strongly connected group of strong references.
+public struct Cycle: Sendable, Hashable, Codable {
+    /// Member ids, ascending.
+    public var objects: [UInt64]
+    /// True when nothing outside the group holds any member (every member's retain count is
+    /// explained by strong edges from inside the group, or from other leaked objects).
+    public var leaked: Bool
+    /// Address-free identity for grouping the same leak across runs: the canonical loop's type
+    /// names and labels, with `(+N)` when the group has more members than the loop.
+    public var signature: String
+    /// One loop through the group in canonical rotation (starting at the member whose type name
+    /// sorts first).
+    public var path: [PathStep]
+    /// The loop as text: `Parent —child→ Child —parent→ Parent`.
+    public var loopDescription: String
+    /// For a retained cycle: members with holders the group does not explain, and how many.
+    public var unexplainedHolders: [Holder]
+
+    /// One step of a loop.
+    public struct PathStep: Sendable, Hashable, Codable {
+        /// The owner's id.
+        public var from: UInt64
+        /// The target's id.
+        public var to: UInt64
+        /// The edge's label.
+        public var label: String
+
+        /// Creates a step.
+        public init(from: UInt64, to: UInt64, label: String) {
+            self.from = from
+            self.to = to
+            self.label = label
+        }
+    }
+
+    /// A member held from outside its cycle.
+    public struct Holder: Sendable, Hashable, Codable {
+        /// The member's id.
+        public var object: UInt64
+        /// References the graph does not explain (its retain count minus known in-edges).
+        public var unexplained: Int
+        /// Known strong edges into the member from outside the cycle.
+        public var knownHolders: [UInt64]
+
+        /// Creates a holder description.
+        public init(object: UInt64, unexplained: Int, knownHolders: [UInt64]) {
+            self.object = object
+            self.unexplained = unexplained
+            self.knownHolders = knownHolders
+        }
+    }
+
+    /// Creates a cycle description.
+    public init(
+        objects: [UInt64], leaked: Bool, signature: String, path: [PathStep], loopDescription: String,
+        unexplainedHolders: [Holder] = []
+    ) {
+        self.objects = objects
+        self.leaked = leaked
+        self.signature = signature
+        self.path = path
+        self.loopDescription = loopDescription
+        self.unexplainedHolders = unexplainedHolders
+    }
+}
+
+/// An object held by references the graph does not show.
+public struct UnknownOwner: Sendable, Hashable, Codable {
+    /// The object's id.
+    public var object: UInt64
+    /// Its retain count minus its known strong in-edges.
+    public var unexplained: Int
+
+    /// Creates a description.
+    public init(object: UInt64, unexplained: Int) {
+        self.object = object
+        self.unexplained = unexplained
+    }
+}

@@ -1,0 +1,184 @@
+import CLeakGraphSupport
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one piece of shared mutable state in LeakGraph: every live tracked object and every
+/// declared ownership edge.
+///
+/// All state sits in one struct behind one `Mutex`. Rule that keeps `deinit` re-entrancy safe:
+/// nothing is ever released while the lock is held (values removed under the lock are returned
+/// and dropped after unlocking), because a released object's `deinit` calls back into here.
+final class Registry: Sendable {
+    static let shared = Registry()
+
+    let state: Mutex<RegistryState>
+
+    private init() {
+        state = Mutex(RegistryState())
+    }
+
+    // MARK: Objects
+
+    /// Registers a `TrackedObject`; returns its slot.
+    func registerTracked(
+        _ address: UInt, metadata: UInt, label: String?,
+        stack: UnsafeBufferPointer<UInt>?, scope: UInt32
+    ) -> Int32 {
+        let time = coarseWallClockNanoseconds()
+        return state.withLock { state in
+            state.addObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                external: nil)
+        }
+    }
+
+    func unregister(slot: Int32, address: UInt) {
+        let released: String? = state.withLock { state in
+            guard state.isLive(slot: slot, address: address) else { return nil }
+            return state.removeObject(slot: slot)
+        }
+        _ = released  // dropped here, after unlocking
+    }
+
+    /// Slot of any object: a `TrackedObject`'s own, or an external object's (tracking it when
+    /// `trackIfNeeded`). Returns nil when tracking is off or the object is unknown.
+    func slot(of object: AnyObject, trackIfNeeded: Bool, label: String? = nil) -> Int32? {
+        if let tracked = object as? TrackedObject {
+            let slot = tracked.leakGraphSlot
+            return slot >= 0 ? slot : nil
+        }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        let metadata = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
+        let time = coarseWallClockNanoseconds()
+        let scope = trackIfNeeded ? LeakScope.currentScopeIDIfAny() : 0
+        let depth = trackIfNeeded ? StackCapture.wanted() : 0
+        let result: (Int32?, [WeakReference]) = StackCapture.withStack(depth: depth, skip: 1) { stack in
+          state.withLock { state in
+            var dropped: [WeakReference] = []
+            if let slot = state.externals[address] {
+                if state.weakReferences[slot]?.object === object { return (slot, dropped) }
+                // The address was reused by a new object: the old one is dead.
+                if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+            }
+            guard trackIfNeeded else { return (nil, dropped) }
+            let slot = state.addObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                external: WeakReference(object: object))
+            return (slot, dropped)
+          }
+        }
+        return result.0
+    }
+
+    /// Forgets external objects whose weak reference has gone nil.
+    func pruneDeadExternals() {
+        let dropped: [WeakReference] = state.withLock { state in
+            var dropped: [WeakReference] = []
+            for (slot, reference) in state.weakReferences where reference.object == nil {
+                if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+            }
+            return dropped
+        }
+        _ = dropped
+    }
+
+    func setState(slot: Int32, _ objectState: ObjectState) {
+        state.withLock { $0.objects[Int(slot)].state = objectState.code }
+    }
+
+    func setLabel(slot: Int32, _ label: String?) {
+        let old: String? = state.withLock { state in
+            if let label { return state.objectLabels.updateValue(label, forKey: slot) }
+            return state.objectLabels.removeValue(forKey: slot)
+        }
+        _ = old
+    }
+
+    // MARK: Edges
+
+    func labelID(_ label: String) -> Int32 {
+        state.withLock { $0.internLabel(label) }
+    }
+
+    func addEdge(from: Int32, to: Int32, kind: EdgeKind, label: Int32, recordSite: Bool = false) {
+        let depth = recordSite && Configuration.shared.edgeSites.load(ordering: .relaxed) ? StackCapture.wanted() : 0
+        StackCapture.withStack(depth: depth, skip: 1) { site in
+            state.withLock { state in
+                let siteID = site.flatMap { state.internStack($0) } ?? -1
+                state.addEdge(from: from, to: to, kind: kind.code, label: label, site: siteID)
+            }
+        }
+    }
+
+    func removeEdge(from: Int32, to: Int32, label: Int32) {
+        state.withLock { state in _ = state.removeEdge(from: from, to: to, label: label) }
+    }
+
+    /// Removes the edge `from —label→ oldTarget` (if any) and adds `from —label→ newTarget`
+    /// (if any) in one critical section.
+    func replaceEdge(from: Int32, oldTarget: Int32?, newTarget: Int32?, kind: EdgeKind, label: Int32) {
+        state.withLock { state in
+            if let oldTarget { _ = state.removeEdge(from: from, to: oldTarget, label: label) }
+            if let newTarget { state.addEdge(from: from, to: newTarget, kind: kind.code, label: label, site: -1) }
+        }
+    }
+
+    func removeAllEdges(from: Int32, label: Int32) {
+        state.withLock { state in state.removeOutEdges(of: from, label: label) }
+    }
+}
+
+/// A weak reference to an object tracked with `LeakGraph.track` (the registry must never keep
+/// such an object alive).
+struct WeakReference: @unchecked Sendable {  // only touched under the registry lock
+    weak var object: AnyObject?
+}
+
+/// Captures stacks on the hot path, before the registry lock is taken, into temporary storage.
+enum StackCapture {
+    /// Whether the configured mode wants a stack for this allocation (advances the sample counter).
+    @inline(__always)
+    static func wanted() -> Int {
+        let configuration = Configuration.shared
+        let interval = configuration.stackInterval.load(ordering: .relaxed)
+        if interval == 0 { return 0 }
+        if interval > 1 {
+            let n = configuration.allocationCounter.wrappingAdd(1, ordering: .relaxed).newValue
+            if n % interval != 0 { return 0 }
+        }
+        return configuration.stackDepth.load(ordering: .relaxed)
+    }
+
+    /// Calls `body` with the caller's stack (minus `skip` frames) when the mode wants one for this
+    /// allocation, or with nil.
+    @inline(__always)
+    static func withStackIfWanted<R>(skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
+        let depth = wanted()
+        if depth == 0 { return body(nil) }
+        return withStack(depth: depth, skip: skip + 1, body)
+    }
+
+    @inline(never)
+    static func withStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
+        if depth <= 0 { return body(nil) }
+        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: depth) { buffer in
+            let count = Int(lg_capture_stack(buffer.baseAddress!, Int32(depth), Int32(skip + 1)))
+            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+}
+
+func coarseWallClockNanoseconds() -> UInt64 {
+    var now = timespec()
+    #if os(Linux)
+    clock_gettime(CLOCK_REALTIME_COARSE, &now)
+    #else
+    clock_gettime(CLOCK_REALTIME, &now)
+    #endif
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}

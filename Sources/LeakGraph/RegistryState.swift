@@ -1,0 +1,224 @@
+/// One live object's bookkeeping (56 bytes; its label, if any, is kept apart).
+struct ObjectSlot {
+    /// The object's address; 0 while the slot is free.
+    var address: UInt = 0
+    /// The object's class metadata, turned into a type name only when a snapshot is exported.
+    var metadata: UInt = 0
+    var id: UInt64 = 0
+    /// Allocation time, nanoseconds since the Unix epoch (coarse clock: a few milliseconds).
+    var time: UInt64 = 0
+    var stack: Int32 = -1
+    var firstOut: Int32 = -1
+    var firstIn: Int32 = -1
+    var scope: UInt32 = 0
+    var isExternal = false
+    var state: UInt8 = 0
+}
+
+/// One declared edge (40 bytes). Out- and in-lists are intrusive doubly linked lists through the
+/// edge table, so removing every edge of a dying object touches only its own edges.
+struct EdgeSlot {
+    var from: Int32
+    var to: Int32
+    var label: Int32
+    var site: Int32
+    var nextOut: Int32 = -1
+    var prevOut: Int32 = -1
+    var nextIn: Int32 = -1
+    var prevIn: Int32 = -1
+    var count: UInt32 = 1
+    var kind: UInt8
+}
+
+/// Everything the registry knows, guarded by `Registry.state`.
+struct RegistryState: ~Copyable {
+    var objects: [ObjectSlot] = []
+    var freeObjects: [Int32] = []
+    var liveCount = 0
+    var nextID: UInt64 = 1
+    var objectLabels: [Int32: String] = [:]
+    var externals: [UInt: Int32] = [:]
+    var weakReferences: [Int32: WeakReference] = [:]
+
+    var edges: [EdgeSlot] = []
+    var freeEdges: [Int32] = []
+    var liveEdgeCount = 0
+
+    var labels: [String] = []
+    var labelIDs: [String: Int32] = [:]
+
+    var stacks = StackTable(capacity: RegistryState.defaultStackCapacity)
+    var warnedStackCapacity = false
+
+    static let defaultStackCapacity = 200_000
+
+    // MARK: Objects
+
+    func isLive(slot: Int32, address: UInt) -> Bool {
+        slot >= 0 && Int(slot) < objects.count && objects[Int(slot)].address == address
+    }
+
+    mutating func addObject(
+        address: UInt, metadata: UInt, label: String?,
+        stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64, external: WeakReference?
+    ) -> Int32 {
+        let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
+        let entry = ObjectSlot(
+            address: address, metadata: metadata, id: nextID, time: time, stack: stackID, scope: scope,
+            isExternal: external != nil)
+        nextID &+= 1
+        liveCount += 1
+        let slot: Int32
+        if let free = freeObjects.popLast() {
+            slot = free
+            objects[Int(slot)] = entry
+        } else {
+            slot = Int32(objects.count)
+            objects.append(entry)
+        }
+        if let label { objectLabels[slot] = label }
+        if let external {
+            externals[address] = slot
+            weakReferences[slot] = external
+        }
+        return slot
+    }
+
+    /// Frees `slot` and every edge from or to it. Returns the label for the caller to drop after
+    /// unlocking.
+    mutating func removeObject(slot: Int32) -> String? {
+        var edge = objects[Int(slot)].firstOut
+        while edge >= 0 {
+            let next = edges[Int(edge)].nextOut
+            unlinkIn(edge)
+            freeEdge(edge)
+            edge = next
+        }
+        edge = objects[Int(slot)].firstIn
+        while edge >= 0 {
+            let next = edges[Int(edge)].nextIn
+            unlinkOut(edge)
+            freeEdge(edge)
+            edge = next
+        }
+        objects[Int(slot)] = ObjectSlot()
+        freeObjects.append(slot)
+        liveCount -= 1
+        return objectLabels.removeValue(forKey: slot)
+    }
+
+    mutating func removeExternal(slot: Int32) -> WeakReference? {
+        let address = objects[Int(slot)].address
+        guard address != 0 else { return nil }
+        externals.removeValue(forKey: address)
+        _ = removeObject(slot: slot)
+        return weakReferences.removeValue(forKey: slot)
+    }
+
+    mutating func internStack(_ stack: UnsafeBufferPointer<UInt>) -> Int32? {
+        if let id = stacks.intern(stack) { return id }
+        if !warnedStackCapacity {
+            warnedStackCapacity = true
+            warn(
+                "the stack table is full (\(stacks.capacity) distinct stacks); new stacks are not recorded "
+                    + "(raise LeakGraph.stackTableCapacity)")
+        }
+        return nil
+    }
+
+    // MARK: Edges
+
+    mutating func internLabel(_ label: String) -> Int32 {
+        if let id = labelIDs[label] { return id }
+        let id = Int32(labels.count)
+        labels.append(label)
+        labelIDs[label] = id
+        return id
+    }
+
+    mutating func addEdge(from: Int32, to: Int32, kind: UInt8, label: Int32, site: Int32) {
+        var edge = objects[Int(from)].firstOut
+        while edge >= 0 {
+            let existing = edges[Int(edge)]
+            if existing.to == to && existing.label == label && existing.kind == kind {
+                edges[Int(edge)].count += 1
+                return
+            }
+            edge = existing.nextOut
+        }
+        let new = EdgeSlot(
+            from: from, to: to, label: label, site: site, nextOut: objects[Int(from)].firstOut,
+            nextIn: objects[Int(to)].firstIn, kind: kind)
+        let index: Int32
+        if let free = freeEdges.popLast() {
+            index = free
+            edges[Int(index)] = new
+        } else {
+            index = Int32(edges.count)
+            edges.append(new)
+        }
+        if new.nextOut >= 0 { edges[Int(new.nextOut)].prevOut = index }
+        if new.nextIn >= 0 { edges[Int(new.nextIn)].prevIn = index }
+        objects[Int(from)].firstOut = index
+        objects[Int(to)].firstIn = index
+        liveEdgeCount += 1
+    }
+
+    /// Removes one reference `from —label→ to`. Returns whether one existed.
+    mutating func removeEdge(from: Int32, to: Int32, label: Int32) -> Bool {
+        var edge = objects[Int(from)].firstOut
+        while edge >= 0 {
+            let existing = edges[Int(edge)]
+            if existing.to == to && existing.label == label {
+                if existing.count > 1 {
+                    edges[Int(edge)].count -= 1
+                } else {
+                    unlinkOut(edge)
+                    unlinkIn(edge)
+                    freeEdge(edge)
+                }
+                return true
+            }
+            edge = existing.nextOut
+        }
+        return false
+    }
+
+    mutating func removeOutEdges(of from: Int32, label: Int32) {
+        var edge = objects[Int(from)].firstOut
+        while edge >= 0 {
+            let next = edges[Int(edge)].nextOut
+            if edges[Int(edge)].label == label {
+                unlinkOut(edge)
+                unlinkIn(edge)
+                freeEdge(edge)
+            }
+            edge = next
+        }
+    }
+
+    private mutating func unlinkOut(_ edge: Int32) {
+        let e = edges[Int(edge)]
+        if e.prevOut >= 0 { edges[Int(e.prevOut)].nextOut = e.nextOut } else { objects[Int(e.from)].firstOut = e.nextOut }
+        if e.nextOut >= 0 { edges[Int(e.nextOut)].prevOut = e.prevOut }
+    }
+
+    private mutating func unlinkIn(_ edge: Int32) {
+        let e = edges[Int(edge)]
+        if e.prevIn >= 0 { edges[Int(e.prevIn)].nextIn = e.nextIn } else { objects[Int(e.to)].firstIn = e.nextIn }
+        if e.nextIn >= 0 { edges[Int(e.nextIn)].prevIn = e.prevIn }
+    }
+
+    private mutating func freeEdge(_ edge: Int32) {
+        edges[Int(edge)].from = -1
+        freeEdges.append(edge)
+        liveEdgeCount -= 1
+    }
+
+    /// Approximate bytes held by the registry's tables.
+    var byteCount: Int {
+        objects.capacity * MemoryLayout<ObjectSlot>.stride + freeObjects.capacity * 4
+            + edges.capacity * MemoryLayout<EdgeSlot>.stride + freeEdges.capacity * 4 + stacks.byteCount
+            + objectLabels.capacity * 24 + externals.capacity * 12 + weakReferences.capacity * 12
+    }
+}

@@ -1,0 +1,216 @@
+import Synchronization
+
+/// Takes a consistent ``GraphSnapshot`` out of the registry.
+///
+/// Under the lock it only takes hold of each live object with `swift_tryRetain` (an object that
+/// is already deinitialising is skipped: it is dying, not alive) and copies the bookkeeping.
+/// Retain counts, reflection and closure scanning happen after unlocking, while the snapshot's
+/// own +1 keeps every object alive; the objects are released last, outside the lock, so a
+/// `deinit` they trigger can re-enter the registry freely.
+enum Snapshotter {
+    private struct Held {
+        let address: UInt
+        let entry: ObjectSlot
+        let label: String?
+    }
+
+    private struct RawEdge {
+        let from: Int
+        let to: Int
+        let kind: UInt8
+        let label: Int32
+        let count: Int
+        let site: Int32
+    }
+
+    private static let typeNames = Mutex<[UInt: String]>([:])
+
+    static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
+        registry.pruneDeadExternals()
+        let time = Double(coarseWallClockNanoseconds()) / 1e9
+        var held: [Held] = []
+        var rawEdges: [RawEdge] = []
+        var labels: [String] = []
+        var stackFrames: [Int32: [UInt]] = [:]
+        registry.state.withLock { state in
+            var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
+            held.reserveCapacity(state.liveCount)
+            for slot in state.objects.indices {
+                let entry = state.objects[slot]
+                let address = entry.address
+                guard address != 0 else { continue }
+                if entry.isExternal {
+                    guard let object = state.weakReferences[Int32(slot)]?.object else { continue }
+                    _ = Unmanaged.passRetained(object)
+                } else if !runtimeTryRetain(UnsafeMutableRawPointer(bitPattern: address)!) {
+                    continue
+                }
+                indexOfSlot[slot] = held.count
+                held.append(Held(address: address, entry: entry, label: state.objectLabels[Int32(slot)]))
+                if entry.stack >= 0 && stackFrames[entry.stack] == nil {
+                    stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
+                }
+            }
+            rawEdges.reserveCapacity(state.liveEdgeCount)
+            for edge in state.edges where edge.from >= 0 {
+                let from = indexOfSlot[Int(edge.from)]
+                let to = indexOfSlot[Int(edge.to)]
+                guard from >= 0, to >= 0 else { continue }
+                rawEdges.append(
+                    RawEdge(from: from, to: to, kind: edge.kind, label: edge.label, count: Int(edge.count), site: edge.site))
+                if edge.site >= 0 && stackFrames[edge.site] == nil {
+                    stackFrames[edge.site] = Array(state.stacks.stack(edge.site))
+                }
+            }
+            labels = state.labels
+        }
+        defer {
+            for object in held { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).release() }
+        }
+
+        // Compact stack ids in order of first use, so dumps are small and deterministic.
+        var stackIDs: [Int32: Int] = [:]
+        var stacks: [StackInfo] = []
+        func stackID(_ raw: Int32) -> Int? {
+            guard raw >= 0, let frames = stackFrames[raw] else { return nil }
+            if let id = stackIDs[raw] { return id }
+            let id = stacks.count
+            stackIDs[raw] = id
+            stacks.append(StackInfo(id: id, addresses: frames))
+            return id
+        }
+
+        let names = typeNames(for: held.map { $0.entry.metadata })
+        var objects: [ObjectInfo] = []
+        objects.reserveCapacity(held.count)
+        var indexOfAddress: [UInt: Int] = [:]
+        indexOfAddress.reserveCapacity(held.count)
+        var retainCounts: [Int] = []
+        retainCounts.reserveCapacity(held.count)
+        for (index, object) in held.enumerated() {
+            let count = max(0, runtimeRetainCount(UnsafeMutableRawPointer(bitPattern: object.address)!) - 1)
+            retainCounts.append(count)
+            indexOfAddress[object.address] = index
+            objects.append(
+                ObjectInfo(
+                    id: object.entry.id, type: names[index], label: object.label, strongRetainCount: count,
+                    stack: stackID(object.entry.stack), time: Double(object.entry.time) / 1e9,
+                    state: ObjectState(code: object.entry.state), scope: object.entry.scope))
+        }
+
+        var edges: [EdgeInfo] = rawEdges.map { raw in
+            EdgeInfo(
+                from: objects[raw.from].id, to: objects[raw.to].id, kind: EdgeKind(code: raw.kind),
+                label: labels[Int(raw.label)], origin: .declared, count: raw.count, site: stackID(raw.site))
+        }
+
+        if options.discoverReferences || options.scanClosures {
+            let scanner = ClosureScanner(map: MemoryMap.current()) { indexOfAddress[$0] != nil }
+            var discovery = ReferenceDiscovery(scanner: scanner, scanClosures: options.scanClosures) {
+                indexOfAddress[$0] != nil
+            }
+            for (index, object) in held.enumerated() {
+                discovery.discover(in: Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).takeUnretainedValue(), index: index)
+            }
+            edges += merge(
+                discovery.found, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
+                objects: objects, indexOfAddress: indexOfAddress)
+            reconcile(&edges, objects: objects, retainCounts: retainCounts)
+        }
+        return GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
+    }
+
+    private static func typeNames(for metadata: [UInt]) -> [String] {
+        var local: [UInt: String] = typeNames.withLock { $0 }
+        var added = false
+        let names = metadata.map { pointer -> String in
+            guard pointer != 0 else { return "?" }
+            if let name = local[pointer] { return name }
+            let name = String(describing: unsafeBitCast(UnsafeRawPointer(bitPattern: pointer)!, to: AnyObject.Type.self))
+            local[pointer] = name
+            added = true
+            return name
+        }
+        if added {
+            let final = local
+            typeNames.withLock { $0.merge(final) { old, _ in old } }
+        }
+        return names
+    }
+
+    private struct Pair: Hashable {
+        let from: Int
+        let to: Int
+    }
+
+    /// A reference declared by code and found again by reflection is one reference: per
+    /// (owner, target) pair, discovered strong references only add what the declared ones do not
+    /// already account for.
+    private static func merge(
+        _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
+        indexOfAddress: [UInt: Int]
+    ) -> [EdgeInfo] {
+        var declaredStrong: [Pair: Int] = [:]
+        var declaredOther: Set<Pair> = []
+        for (from, to, kind, count) in declared {
+            if kind == .strong || kind == .unknown {
+                declaredStrong[Pair(from: from, to: to), default: 0] += count
+            } else {
+                declaredOther.insert(Pair(from: from, to: to))
+            }
+        }
+        var result: [EdgeInfo] = []
+        var grouped: [Pair: [DiscoveredReference]] = [:]
+        for reference in found {
+            guard let to = indexOfAddress[reference.toAddress] else { continue }
+            grouped[Pair(from: reference.from, to: to), default: []].append(reference)
+        }
+        for (pair, references) in grouped {
+            var remaining = declaredStrong[pair] ?? 0
+            var kept: [String: EdgeInfo] = [:]
+            var order: [String] = []
+            for reference in references {
+                if reference.kind == .strong || reference.kind == .unknown {
+                    if remaining > 0 {
+                        remaining -= 1
+                        continue
+                    }
+                } else if declaredOther.contains(pair) || (declaredStrong[pair] ?? 0) > 0 {
+                    continue
+                }
+                let key = "\(reference.kind.rawValue)|\(reference.label)|\(reference.closureAddress ?? 0)"
+                if kept[key] != nil {
+                    kept[key]!.count += 1
+                } else {
+                    order.append(key)
+                    kept[key] = EdgeInfo(
+                        from: objects[pair.from].id, to: objects[pair.to].id, kind: reference.kind,
+                        label: reference.label, origin: reference.origin, closureAddress: reference.closureAddress)
+                }
+            }
+            result += order.map { kept[$0]! }
+        }
+        return result.sorted { ($0.from, $0.to, $0.label) < ($1.from, $1.to, $1.label) }
+    }
+
+    /// More strong references into an object than its retain count allows means some found ones
+    /// are not strong (an `unowned` capture looks like a strong one): downgrade found references
+    /// to `.unknown` until the count fits. Declared edges are trusted.
+    private static func reconcile(_ edges: inout [EdgeInfo], objects: [ObjectInfo], retainCounts: [Int]) {
+        var index: [UInt64: Int] = [:]
+        for (position, object) in objects.enumerated() { index[object.id] = position }
+        var strongIn = [Int](repeating: 0, count: objects.count)
+        for edge in edges where edge.kind == .strong {
+            strongIn[index[edge.to]!] += edge.count
+        }
+        for position in edges.indices.reversed() {
+            let edge = edges[position]
+            guard edge.kind == .strong, edge.origin != .declared else { continue }
+            let target = index[edge.to]!
+            if strongIn[target] > retainCounts[target] {
+                edges[position].kind = .unknown
+                strongIn[target] -= edge.count
+            }
+        }
+    }
+}

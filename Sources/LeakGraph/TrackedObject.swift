@@ -1,0 +1,68 @@
+/// A class whose instances LeakGraph tracks from `init` to `deinit`.
+///
+/// Subclass it and every instance is registered with a unique id, its type name as Swift prints
+/// it (`PublishSubject<Int>`), an optional label, the allocation time and, depending on
+/// ``LeakGraph/stackCaptureMode``, its allocation stack. The instance unregisters itself in
+/// `deinit`, removing every edge from or to it.
+///
+/// ```swift
+/// final class ViewModel: TrackedObject {
+///     @StrongRef var peer: ViewModel?
+/// }
+/// let model = ViewModel(label: "main screen")
+/// ```
+///
+/// Cost: with tracking on and stacks off, registering and unregistering take one short critical
+/// section each (about 0.1 µs in all); with `LEAKGRAPH=off`, one relaxed atomic load.
+/// Thread safety: instances may be created and destroyed on any thread.
+open class TrackedObject {
+    /// The registry slot, or -1 when tracking was off at allocation.
+    final private(set) var leakGraphSlot: Int32 = -1
+
+    /// Registers the new instance.
+    ///
+    /// - Parameter label: A name shown in reports next to the type (for example which screen a
+    ///   view model belongs to).
+    @inline(__always)
+    public init(label: String? = nil) {
+        #if !LEAKGRAPH_DISABLED
+        if Configuration.shared.enabled.load(ordering: .relaxed) {
+            leakGraphSlot = TrackedObject.register(self, label: label)
+        }
+        #endif
+    }
+
+    deinit {
+        #if !LEAKGRAPH_DISABLED
+        if leakGraphSlot >= 0 {
+            Registry.shared.unregister(slot: leakGraphSlot, address: UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+        }
+        #endif
+    }
+
+    @inline(never)
+    private static func register(_ object: TrackedObject, label: String?) -> Int32 {
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        let metadata = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
+        let scope = LeakScope.currentScopeIDIfAny()
+        // Skip this function and the initialisers above it is not possible in general (subclass
+        // initialisers nest), so the symbolicator drops LeakGraph's own frames when reporting.
+        return StackCapture.withStackIfWanted(skip: 1) { stack in
+            Registry.shared.registerTracked(address, metadata: metadata, label: label, stack: stack, scope: scope)
+        }
+    }
+
+    /// Whether this instance is registered (tracking was on when it was allocated).
+    public final var isTracked: Bool { leakGraphSlot >= 0 }
+
+    /// Reports this object's lifecycle state (shown in reports; a finished subscription that is
+    /// still held is flagged). Costs one short critical section.
+    public final func reportState(_ state: ObjectState) {
+        if leakGraphSlot >= 0 { Registry.shared.setState(slot: leakGraphSlot, state) }
+    }
+
+    /// Changes the label shown in reports.
+    public final func setTrackingLabel(_ label: String?) {
+        if leakGraphSlot >= 0 { Registry.shared.setLabel(slot: leakGraphSlot, label) }
+    }
+}

@@ -1,0 +1,46 @@
+import LeakGraph
+
+/// Builds small graphs by hand: `GraphBuilder().object(1, "A", external: 0).edge(1, 2, "next")`.
+/// Retain counts are derived like the runtime would: strong in-edges plus external holders.
+struct GraphBuilder {
+    private var objects: [UInt64: (type: String, external: Int)] = [:]
+    private var edges: [EdgeInfo] = []
+
+    func object(_ id: UInt64, _ type: String, external: Int = 0) -> GraphBuilder {
+        var copy = self
+        copy.objects[id] = (type, external)
+        return copy
+    }
+
+    func edge(_ from: UInt64, _ to: UInt64, _ label: String, kind: EdgeKind = .strong, count: Int = 1) -> GraphBuilder {
+        var copy = self
+        copy.edges.append(EdgeInfo(from: from, to: to, kind: kind, label: label, count: count))
+        return copy
+    }
+
+    func build() -> GraphSnapshot {
+        var strongIn: [UInt64: Int] = [:]
+        for edge in edges where edge.kind == .strong { strongIn[edge.to, default: 0] += edge.count }
+        let infos = objects.map { id, value in
+            ObjectInfo(id: id, type: value.type, strongRetainCount: (strongIn[id] ?? 0) + value.external)
+        }
+        return GraphSnapshot(objects: infos, edges: edges)
+    }
+}
+
+/// A deterministic generator for seeded property tests (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs `body` in its own stack frame so that no local outlives it.
+@inline(never)
+func inScope(_ body: () -> Void) { body() }
