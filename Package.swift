@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
+        .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
     ],
     traits: [
         // Compiles tracking out: TrackedObject keeps its API but registers nothing.
@@ -18,6 +19,9 @@ let package = Package(
             dependencies: ["CLeakGraphSupport"],
             swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
         ),
-        .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph"]),
+        .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
+        .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
+        .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example"]),
+        .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
     ]
 )

@@ -47,6 +47,7 @@ final class Configuration: Sendable {
         self.stackDepth = Atomic(mode.depth)
         self.stackInterval = Atomic(mode.interval)
         self.edgeSites = Atomic(mode != .off)
+        DumpAtExit.armFromEnvironment(environment)
     }
 
     var stackMode: StackCaptureMode {

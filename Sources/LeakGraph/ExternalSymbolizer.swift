@@ -1,0 +1,120 @@
+import Foundation
+import Synchronization
+
+/// Runs `llvm-symbolizer` (or `addr2line`) and `swift-demangle` as child processes, with a
+/// deadline, and parses what they print. Missing tools are looked up once and skipped after.
+final class ExternalSymbolizer: Sendable {
+    static let shared = ExternalSymbolizer()
+
+    struct Result {
+        let function: String?
+        let file: String?
+        let line: Int?
+    }
+
+    private let symbolizer: (path: String, isLLVM: Bool)?
+    private let demangler: String?
+    private let demangled = Mutex<[String: String]>([:])
+
+    /// Longest a child process may run before it is killed.
+    static let deadline: TimeInterval = 20
+
+    private init() {
+        if let path = Self.find("llvm-symbolizer") {
+            symbolizer = (path, true)
+        } else if let path = Self.find("addr2line") {
+            symbolizer = (path, false)
+        } else {
+            symbolizer = nil
+        }
+        demangler = Self.find("swift-demangle")
+    }
+
+    static func find(_ tool: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        var directories = path.split(separator: ":").map(String.init)
+        directories += ["/usr/bin", "/opt/swift/usr/bin"]
+        for directory in directories {
+            let candidate = directory + "/" + tool
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Function (mangled), file and line for each offset in `image`, or nil when no tool ran.
+    func symbolize(image: String, offsets: [UInt]) -> [Result]? {
+        guard let symbolizer, !offsets.isEmpty else { return nil }
+        let input = offsets.map { String(format: "0x%lx", $0) }.joined(separator: "\n") + "\n"
+        let arguments =
+            symbolizer.isLLVM
+            ? ["--obj=\(image)", "--no-demangle", "--no-inlines", "--output-style=GNU"]
+            : ["-f", "-e", image]
+        guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+        guard lines.count >= offsets.count * 2 else { return nil }
+        return (0..<offsets.count).map { index in
+            let function = lines[index * 2]
+            let location = lines[index * 2 + 1]
+            var file: String?
+            var line: Int?
+            if let colon = location.firstIndex(of: ":") {
+                let path = String(location[..<colon])
+                if path != "??" && !path.isEmpty { file = path }
+                let rest = location[location.index(after: colon)...]
+                line = Int(rest.prefix { $0.isNumber })
+            }
+            return Result(function: function == "??" ? nil : function, file: file, line: line)
+        }
+    }
+
+    /// `swift-demangle --simplified` output for `name`, cached; nil when the tool is missing.
+    func simplifiedDemangle(_ name: String) -> String? {
+        if let cached = demangled.withLock({ $0[name] }) { return cached }
+        guard let demangler else { return nil }
+        guard let output = Self.run(demangler, arguments: ["--simplified", "--compact", name], input: nil) else { return nil }
+        let result = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        demangled.withLock { $0[name] = result }
+        return result
+    }
+
+    /// Demangles many names in one process start.
+    func prefetchDemangled(_ names: [String]) {
+        guard let demangler else { return }
+        let missing = demangled.withLock { cache in names.filter { cache[$0] == nil } }
+        guard !missing.isEmpty,
+            let output = Self.run(demangler, arguments: ["--simplified", "--compact"], input: missing.joined(separator: "\n") + "\n")
+        else { return }
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard lines.count >= missing.count else { return }
+        demangled.withLock { cache in
+            for (index, name) in missing.enumerated() { cache[name] = lines[index] }
+        }
+    }
+
+    /// Runs a tool with a deadline; nil on failure.
+    static func run(_ path: String, arguments: [String], input: String?) -> String? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        let output = Pipe()
+        let inputPipe = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+        do { try process.run() } catch { return nil }
+        if let input {
+            let data = Data(input.utf8)
+            DispatchQueue.global().async {
+                try? inputPipe.fileHandleForWriting.write(contentsOf: data)
+                try? inputPipe.fileHandleForWriting.close()
+            }
+        }
+        let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: timer)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        timer.cancel()
+        guard process.terminationStatus == 0 else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

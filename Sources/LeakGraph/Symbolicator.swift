@@ -1,0 +1,173 @@
+import CLeakGraphSupport
+import Foundation
+import Synchronization
+
+/// Turns raw return addresses into readable frames, lazily and with a process-wide cache.
+///
+/// Function names and file:line come from `llvm-symbolizer` (or `addr2line`) when one is on the
+/// `PATH` — one batch per binary image — and are demangled with the runtime's demangler (or
+/// `swift-demangle --simplified` when available, for the short forms people read:
+/// `closure #1 in ViewModel.bind(_:)`). Without those tools, `dladdr` names exported symbols.
+/// Nothing here runs on the allocation path: only exporters call it.
+public enum Symbolicator {
+    /// One resolved frame.
+    public struct Frame: Sendable, Hashable {
+        /// Demangled function name, or nil when unknown.
+        public var function: String?
+        /// Source file, when debug info has it.
+        public var file: String?
+        /// Source line, when known.
+        public var line: Int?
+        /// The binary image (executable or library) file name.
+        public var image: String?
+        /// Whether the frame is LeakGraph's own code or the runtime, not user code.
+        public var isInternal: Bool
+
+        /// `function at file:line`, or the best available part.
+        public var description: String {
+            var text = function ?? "???"
+            if let file {
+                text += " at \(Symbolicator.shortPath(file))"
+                if let line, line > 0 { text += ":\(line)" }
+            } else if let image {
+                text += " (\(image))"
+            }
+            return text
+        }
+    }
+
+    private static let cache = Mutex<[UInt: Frame]>([:])
+
+    /// Resolves `addresses`. Return addresses (the default) are looked up one byte back, inside
+    /// the call instruction.
+    public static func frames(for addresses: [UInt], returnAddresses: Bool = true) -> [Frame] {
+        let key: (UInt) -> UInt = { returnAddresses ? $0 : $0 | (1 << 63) }
+        var known = cache.withLock { cache in addresses.map { cache[key($0)] } }
+        let missing = Array(Set(addresses.indices.filter { known[$0] == nil }.map { addresses[$0] }))
+        if !missing.isEmpty {
+            let resolved = resolve(missing, returnAddresses: returnAddresses)
+            cache.withLock { cache in
+                for (address, frame) in resolved { cache[key(address)] = frame }
+            }
+            for index in addresses.indices where known[index] == nil {
+                known[index] = resolved[addresses[index]]
+            }
+        }
+        return known.map { $0 ?? Frame(function: nil, file: nil, line: nil, image: nil, isInternal: true) }
+    }
+
+    /// Fills in the frames of every stack in `snapshot` and the names of capturing closures.
+    public static func symbolicate(_ snapshot: GraphSnapshot) -> GraphSnapshot {
+        var result = snapshot
+        let stackAddresses = snapshot.stacks.filter(\.needsSymbolication).flatMap(\.addresses)
+        let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
+        guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
+        let unique = Array(Set(stackAddresses))
+        let resolved = Dictionary(uniqueKeysWithValues: zip(unique, frames(for: unique)))
+        for index in result.stacks.indices where result.stacks[index].needsSymbolication {
+            var frames = result.stacks[index].addresses.map { resolved[$0]! }
+            // Drop LeakGraph's own innermost frames (init, register, capture).
+            while frames.count > 1, frames[0].isInternal, frames[0].file == nil || isLeakGraphFile(frames[0].file!) {
+                frames.removeFirst()
+            }
+            result.stacks[index].frames = frames.map(\.description)
+            // The first user frame with a real line: compiler-made initialisers (line 0) and
+            // allocating entry points only repeat the type name.
+            result.stacks[index].userFrame =
+                frames.firstIndex { !$0.isInternal && ($0.line ?? 0) > 0 && !($0.function ?? "").contains("__allocating_init") }
+                ?? frames.firstIndex { !$0.isInternal && $0.file != nil }
+        }
+        if !closureAddresses.isEmpty {
+            let uniqueClosures = Array(Set(closureAddresses))
+            let names = Dictionary(
+                uniqueKeysWithValues: zip(uniqueClosures, frames(for: uniqueClosures, returnAddresses: false)))
+            for index in result.edges.indices {
+                if result.edges[index].closure == nil, let address = result.edges[index].closureAddress {
+                    result.edges[index].closure = names[address]?.description
+                }
+            }
+        }
+        return result
+    }
+
+    static func shortPath(_ path: String) -> String {
+        let current = FileManager.default.currentDirectoryPath + "/"
+        if path.hasPrefix(current) { return String(path.dropFirst(current.count)) }
+        return path
+    }
+
+    private static let ownModulePrefixes = [
+        "$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine",
+    ]
+    private static let ownSourceDirectories = [
+        "/Sources/LeakGraph/", "/Sources/LeakGraphRx/", "/Sources/LeakGraphTesting/", "/Sources/LeakGraphCombine/",
+        "/Sources/CLeakGraphSupport/",
+    ]
+
+    static func isLeakGraphFile(_ file: String) -> Bool {
+        ownSourceDirectories.contains { file.contains($0) }
+    }
+
+    private struct Located {
+        let address: UInt
+        let image: String
+        let offset: UInt
+        let exportedSymbol: String?
+    }
+
+    private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: Frame] {
+        var byImage: [String: [Located]] = [:]
+        var result: [UInt: Frame] = [:]
+        for address in addresses {
+            let lookup = returnAddresses && address > 0 ? address - 1 : address
+            var path: UnsafePointer<CChar>?
+            var base: UInt = 0
+            var symbol: UnsafePointer<CChar>?
+            var symbolAddress: UInt = 0
+            guard lg_dladdr(lookup, &path, &base, &symbol, &symbolAddress) != 0, let path else {
+                result[address] = Frame(function: String(format: "0x%lx", address), image: nil, isInternal: true)
+                continue
+            }
+            let image = String(cString: path)
+            byImage[image, default: []].append(
+                Located(address: address, image: image, offset: lookup - base, exportedSymbol: symbol.map { String(cString: $0) }))
+        }
+        var externalResults: [String: [ExternalSymbolizer.Result]] = [:]
+        var mangledNames: [String] = []
+        for (image, located) in byImage {
+            if let found = ExternalSymbolizer.shared.symbolize(image: image, offsets: located.map(\.offset)) {
+                externalResults[image] = found
+                mangledNames += found.compactMap { $0.function?.hasPrefix("$s") == true ? $0.function : nil }
+            }
+            mangledNames += located.compactMap { $0.exportedSymbol?.hasPrefix("$s") == true ? $0.exportedSymbol : nil }
+        }
+        ExternalSymbolizer.shared.prefetchDemangled(Array(Set(mangledNames)))
+        for (image, located) in byImage {
+            let external = externalResults[image]
+            for (index, entry) in located.enumerated() {
+                let found = external?[index]
+                let mangled = found?.function ?? entry.exportedSymbol
+                let function = mangled.map(demangle)
+                let file = found?.file
+                let isSystemImage = image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
+                let isOwn = mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
+                    || file.map(isLeakGraphFile) ?? false
+                result[entry.address] = Frame(
+                    function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found?.line,
+                    image: (image as NSString).lastPathComponent, isInternal: isOwn || isSystemImage || file == nil)
+            }
+        }
+        return result
+    }
+
+    /// Demangles a Swift symbol into its short form; other names are returned unchanged.
+    public static func demangle(_ name: String) -> String {
+        guard name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S") else { return name }
+        if let simplified = ExternalSymbolizer.shared.simplifiedDemangle(name) { return simplified }
+        return name.withCString { pointer in
+            guard let output = runtimeDemangle(pointer, UInt(strlen(pointer)), nil, nil, 0) else { return name }
+            defer { free(output) }
+            return String(cString: output)
+        }
+    }
+}
