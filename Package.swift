@@ -7,10 +7,14 @@ let package = Package(
     products: [
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
+        .executable(name: "leakgraph", targets: ["leakgraph"]),
     ],
     traits: [
         // Compiles tracking out: TrackedObject keeps its API but registers nothing.
         .trait(name: "LeakGraphDisabled", description: "Compile LeakGraph's tracking out entirely (zero cost)."),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .target(name: "CLeakGraphSupport"),
@@ -20,6 +24,13 @@ let package = Package(
             swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
         ),
         .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
+        .target(
+            name: "LeakGraphCLI",
+            dependencies: ["LeakGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/LeakGraphCLI"
+        ),
+        .executableTarget(name: "leakgraph", dependencies: ["LeakGraphCLI"], path: "Tools/leakgraph"),
+        .testTarget(name: "LeakGraphCLITests", dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph"]),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
         .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example"]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),

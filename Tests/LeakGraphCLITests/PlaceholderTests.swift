@@ -1,0 +1,2 @@
+import LeakGraphCLI
+import Testing

@@ -1,0 +1,3 @@
+import LeakGraphCLI
+
+await LeakGraphCommand.main()
