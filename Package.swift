@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
+        .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
         .executable(name: "leakgraph", targets: ["leakgraph"]),
     ],
     traits: [
@@ -24,6 +25,8 @@ let package = Package(
             swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
         ),
         .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
+        .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
+        .testTarget(name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph"]),
         .target(
             name: "LeakGraphCLI",
             dependencies: ["LeakGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -19,6 +19,16 @@ public struct LeakReport: Sendable, Hashable {
     public var retainedCycles: [Cycle] { cycles.filter { !$0.leaked } }
     /// Whether anything leaked.
     public var hasLeaks: Bool { !leakedObjectIDs.isEmpty }
+
+    /// Creates a report (tools build filtered reports this way).
+    public init(
+        cycles: [Cycle], leakedObjectIDs: Set<UInt64>, unknownOwners: [UnknownOwner] = [], finishedButHeld: [UInt64] = []
+    ) {
+        self.cycles = cycles
+        self.leakedObjectIDs = leakedObjectIDs
+        self.unknownOwners = unknownOwners
+        self.finishedButHeld = finishedButHeld
+    }
 }
 
 /// A strongly connected group of strong references.

@@ -12,27 +12,53 @@ public struct LeakScope: Sendable, Hashable {
     public let id: UInt32
     /// The checkpoint taken when the scope began.
     public let checkpoint: Checkpoint
+    /// Whether no other scope was open at any time while this one ran: then objects allocated
+    /// outside the task tree (on a queue or thread) since the checkpoint can be blamed on it.
+    public private(set) var ranAlone = false
 
     @TaskLocal static var current: UInt32 = 0
 
     private static let nextID = Atomic<UInt32>(1)
+    /// How many scopes have started, ever; with the open count, tells whether another scope
+    /// overlapped this one.
+    private static let started = Atomic<Int>(0)
+
+    private static func begin() -> (scope: LeakScope, startedBefore: Int, alone: Bool) {
+        let scope = LeakScope(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
+        let open = Configuration.shared.openScopes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        let startedBefore = started.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        return (scope, startedBefore, open == 1)
+    }
+
+    private static func end(_ begun: (scope: LeakScope, startedBefore: Int, alone: Bool)) -> LeakScope {
+        let open = Configuration.shared.openScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
+        var scope = begun.scope
+        scope.ranAlone = begun.alone && open == 1 && started.load(ordering: .sequentiallyConsistent) == begun.startedBefore
+        return scope
+    }
 
     /// Runs `body` with a new scope current and returns the scope with the body's result.
     public static func run<R>(_ body: () async throws -> R) async rethrows -> (scope: LeakScope, result: R) {
-        let scope = LeakScope(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
-        Configuration.shared.openScopes.wrappingAdd(1, ordering: .relaxed)
-        defer { Configuration.shared.openScopes.wrappingSubtract(1, ordering: .relaxed) }
-        let result = try await $current.withValue(scope.id) { try await body() }
-        return (scope, result)
+        let begun = begin()
+        do {
+            let result = try await $current.withValue(begun.scope.id) { try await body() }
+            return (end(begun), result)
+        } catch {
+            _ = end(begun)
+            throw error
+        }
     }
 
     /// Synchronous form of ``run(_:)``.
     public static func run<R>(_ body: () throws -> R) rethrows -> (scope: LeakScope, result: R) {
-        let scope = LeakScope(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
-        Configuration.shared.openScopes.wrappingAdd(1, ordering: .relaxed)
-        defer { Configuration.shared.openScopes.wrappingSubtract(1, ordering: .relaxed) }
-        let result = try $current.withValue(scope.id) { try body() }
-        return (scope, result)
+        let begun = begin()
+        do {
+            let result = try $current.withValue(begun.scope.id) { try body() }
+            return (end(begun), result)
+        } catch {
+            _ = end(begun)
+            throw error
+        }
     }
 
     /// The current scope's id, reading the task-local only while some scope is open.

@@ -1,0 +1,108 @@
+/// Renders leak findings as text that reads like a leak trace: each leaked cycle as a path with
+/// edge labels, where each member was allocated, the one edge whose removal frees the cycle with
+/// the usual fix, and the objects held by owners the graph does not show.
+///
+/// ```
+/// Leaked cycle (2 objects): ViewModel —signal→ FlatMap<Int> —capture→ ViewModel
+///   ViewModel #41 allocated at ViewModelTests.swift:18 in testBinding()
+///   FlatMap<Int> #42 allocated at ViewModel.swift:9 in ViewModel.bind()
+///   Fix: the closure `closure #1 in ViewModel.bind()` captures ViewModel strongly: capture it [weak self].
+/// ```
+public enum LeakTrace {
+    /// Describes the leaks among `objects` (all leaked objects when nil).
+    ///
+    /// - Parameters:
+    ///   - snapshot: A symbolicated snapshot (see ``Symbolicator/symbolicate(_:)``).
+    ///   - report: Its analysis.
+    ///   - objects: Restrict the description to these ids (a test's own objects).
+    public static func describe(_ snapshot: GraphSnapshot, report: LeakReport, objects: Set<UInt64>? = nil) -> String {
+        var lines: [String] = []
+        let relevant: (UInt64) -> Bool = { id in objects?.contains(id) ?? true }
+        let cycles = report.cycles.filter { $0.objects.contains(where: relevant) }
+        for cycle in cycles where cycle.leaked {
+            lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            lines += memberLines(cycle, snapshot)
+            lines.append("  Fix: " + hint(for: cycle, in: snapshot))
+        }
+        let inCycles = Set(cycles.flatMap(\.objects))
+        let leakedOutside = report.leakedObjectIDs.filter { relevant($0) && !inCycles.contains($0) }.sorted()
+        if !leakedOutside.isEmpty {
+            lines.append("Kept alive only by the leaked cycles: " + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
+                + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
+        }
+        for cycle in cycles where !cycle.leaked {
+            lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            for holder in cycle.unexplainedHolders {
+                var text = "  \(name(holder.object, snapshot)) is held from outside"
+                if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }
+                if !holder.knownHolders.isEmpty {
+                    text += (holder.unexplained > 0 ? " and" : " by") + " " + holder.knownHolders.map { name($0, snapshot) }.joined(separator: ", ")
+                }
+                lines.append(text)
+            }
+            lines += memberLines(cycle, snapshot)
+        }
+        let unknown = report.unknownOwners.filter { relevant($0.object) }
+        if !unknown.isEmpty {
+            lines.append("Alive with owners the graph does not show (a local, a global, a closure, an untracked object):")
+            for owner in unknown.prefix(20) {
+                lines.append("  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)" + site(owner.object, snapshot))
+            }
+            if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }
+        }
+        let finished = report.finishedButHeld.filter(relevant)
+        if !finished.isEmpty {
+            lines.append("Finished but still held: " + finished.prefix(10).map { id in
+                "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
+            }.joined(separator: ", "))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The edge to cut and the usual fix for a leaked cycle.
+    public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+        let steps = cycle.path
+        func type(_ id: UInt64) -> String { snapshot.object(id)?.type ?? "?" }
+        if let capture = steps.first(where: { $0.label == "capture" }) {
+            let closure = snapshot.edges.first { $0.from == capture.from && $0.to == capture.to && $0.label == "capture" }?.closure
+            let which = closure.map { "the closure `\(shortClosure($0))`" } ?? "a closure kept by \(type(capture.from))"
+            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): \(which) captures \(type(capture.to)) strongly; capture it [weak self] (or [weak \(lowerFirst(type(capture.to)))])."
+        }
+        if let sink = steps.first(where: { type($0.from).hasPrefix("SinkDisposer") && $0.label == "sink" }) {
+            return "cut SinkDisposer —sink→ \(type(sink.to)): the subscription was never disposed and its source never completed; keep the Disposable and dispose it, or add .disposed(by: bag) to a bag its owner releases."
+        }
+        if let subject = steps.first(where: { type($0.from).contains("Subject") }) {
+            return "cut \(type(subject.from)) —\(subject.label)→ \(type(subject.to)): the subject still holds its subscriber; dispose the subscription or complete the subject."
+        }
+        if let subscription = steps.first(where: { $0.label == "subscription" || $0.label == "subscriber" }) {
+            return "cut \(type(subscription.from)) —\(subscription.label)→ \(type(subscription.to)): cancel the subscription (store the AnyCancellable and let it go, or call cancel())."
+        }
+        guard let first = steps.first else { return "make one reference in the cycle weak." }
+        return "make \(type(first.from)).\(first.label) weak (or unowned), or clear it when \(type(first.from)) is done."
+    }
+
+    private static func memberLines(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> [String] {
+        let ordered = cycle.path.map(\.from) + cycle.objects.filter { id in !cycle.path.contains { $0.from == id } }
+        return ordered.prefix(12).map { id in "  \(name(id, snapshot))" + (site(id, snapshot).isEmpty ? "" : " allocated" + site(id, snapshot)) }
+            + (ordered.count > 12 ? ["  … and \(ordered.count - 12) more"] : [])
+    }
+
+    static func name(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
+        snapshot.object(id)?.displayName ?? "#\(id)"
+    }
+
+    static func site(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
+        guard let frame = snapshot.stack(snapshot.object(id)?.stack)?.userFrameDescription else { return "" }
+        return " at \(frame)"
+    }
+
+    private static func shortClosure(_ text: String) -> String {
+        guard let range = text.range(of: " at ") else { return text }
+        return String(text[..<range.lowerBound]) + " (" + text[range.upperBound...] + ")"
+    }
+
+    private static func lowerFirst(_ text: String) -> String {
+        let base = text.prefix { $0 != "<" }
+        return base.prefix(1).lowercased() + base.dropFirst()
+    }
+}

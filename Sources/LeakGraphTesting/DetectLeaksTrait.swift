@@ -1,0 +1,74 @@
+import LeakGraph
+import Testing
+
+/// A Swift Testing trait that fails a test when tracked objects allocated during it are still
+/// alive after it (once the grace period has passed), with a leak trace and a dot file.
+///
+/// Apply it to a test or to a whole suite:
+/// ```swift
+/// @Suite(.detectLeaks) struct ViewModelTests {
+///     @Test func binding() { … }
+/// }
+/// @Test(.detectLeaks(ignoringTypes: ["Cache"], gracePeriod: .milliseconds(500))) func refresh() async { … }
+/// ```
+/// Objects are attributed to the test whose task allocated them, so the check stays right when
+/// tests run in parallel.
+public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
+    /// The check's options.
+    public var options: LeakCheckOptions
+
+    /// Applies to every test in a suite.
+    public var isRecursive: Bool { true }
+
+    /// Creates the trait.
+    public init(options: LeakCheckOptions = LeakCheckOptions()) {
+        self.options = options
+    }
+
+    /// Runs the test inside a leak scope, then checks what it left alive.
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil || !test.isSuite else {
+            try await function()
+            return
+        }
+        let (scope, _) = try await LeakScope.run { try await function() }
+        let name = test.id.nameComponents.joined(separator: ".")
+        if let findings = await LeakCheck.check(scope: scope, name: name, options: options) {
+            Issue.record(Comment(rawValue: findings.message), sourceLocation: test.sourceLocation)
+        }
+    }
+}
+
+extension Test.ID {
+    /// The suite and test names, without module or source location.
+    fileprivate var nameComponents: [String] {
+        var parts = nameComponentsWithoutModule
+        if parts.isEmpty { parts = ["test"] }
+        return parts
+    }
+
+    private var nameComponentsWithoutModule: [String] {
+        let text = String(describing: self)
+        let components = text.split(separator: "/").map(String.init)
+        return components.dropFirst().filter { !$0.contains(".swift:") }
+    }
+}
+
+extension Trait where Self == LeakDetectionTrait {
+    /// Fails the test when tracked objects it allocated are still alive after it.
+    public static var detectLeaks: Self { Self() }
+
+    /// Fails the test when tracked objects it allocated are still alive after it.
+    ///
+    /// - Parameters:
+    ///   - ignoringTypes: Type names to ignore (a name ending in `<` ignores every specialisation).
+    ///   - ignoringLabels: Object labels to ignore.
+    ///   - gracePeriod: How long to wait for asynchronous teardown.
+    public static func detectLeaks(
+        ignoringTypes: Set<String> = [], ignoringLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100)
+    ) -> Self {
+        Self(options: LeakCheckOptions(ignoredTypes: ignoringTypes, ignoredLabels: ignoringLabels, gracePeriod: gracePeriod))
+    }
+}

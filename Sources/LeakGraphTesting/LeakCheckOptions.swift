@@ -1,0 +1,39 @@
+import Foundation
+
+/// What a leak check ignores and how long it waits.
+public struct LeakCheckOptions: Sendable, Hashable {
+    /// Type names to ignore (exact, or a prefix ending in `<` for every specialisation:
+    /// `"ReplaySubject<"`).
+    public var ignoredTypes: Set<String>
+    /// Object labels to ignore.
+    public var ignoredLabels: Set<String>
+    /// How long to wait for objects to die after the test body, for asynchronous teardown
+    /// (work scheduled on a queue, a task finishing). Checked every 10 ms, so a clean test never
+    /// waits the whole period.
+    public var gracePeriod: Duration
+    /// Where dot (and SVG) files are written: `LEAKGRAPH_ARTIFACTS_DIR`, else `.build/leakgraph`.
+    public var artifactsDirectory: String
+
+    /// Creates options.
+    public init(
+        ignoredTypes: Set<String> = [], ignoredLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100),
+        artifactsDirectory: String? = nil
+    ) {
+        self.ignoredTypes = ignoredTypes
+        self.ignoredLabels = ignoredLabels
+        self.gracePeriod = gracePeriod
+        self.artifactsDirectory = artifactsDirectory ?? LeakCheckOptions.defaultArtifactsDirectory
+    }
+
+    /// `LEAKGRAPH_ARTIFACTS_DIR`, or `.build/leakgraph`.
+    public static var defaultArtifactsDirectory: String {
+        let value = ProcessInfo.processInfo.environment["LEAKGRAPH_ARTIFACTS_DIR"] ?? ""
+        return value.isEmpty ? ".build/leakgraph" : value
+    }
+
+    func ignores(type: String, label: String?) -> Bool {
+        if let label, ignoredLabels.contains(label) { return true }
+        if ignoredTypes.contains(type) { return true }
+        return ignoredTypes.contains { $0.hasSuffix("<") && type.hasPrefix($0) }
+    }
+}

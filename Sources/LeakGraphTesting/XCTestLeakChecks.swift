@@ -1,0 +1,51 @@
+import LeakGraph
+import XCTest
+
+/// Fails the current XCTest test when tracked objects allocated in `body` are still alive after
+/// it (once `gracePeriod` has passed), with a leak trace and a dot file in the message.
+///
+/// ```swift
+/// func testBinding() {
+///     assertNoLeaks {
+///         let model = ViewModel()
+///         model.bind()
+///     }
+/// }
+/// ```
+public func assertNoLeaks<R>(
+    _ name: String? = nil, options: LeakCheckOptions = LeakCheckOptions(), file: StaticString = #filePath,
+    line: UInt = #line, _ body: () throws -> R
+) rethrows -> R {
+    let (scope, result) = try LeakScope.run(body)
+    let label = name ?? "assertNoLeaks at \(String(describing: file).split(separator: "/").last ?? ""):\(line)"
+    if let findings = LeakCheck.checkSynchronously(scope: scope, name: label, options: options) {
+        XCTFail(findings.message, file: file, line: line)
+    }
+    return result
+}
+
+/// An `XCTestCase` whose every test fails when tracked objects it allocated are still alive
+/// after it (after `tearDown`, once the grace period has passed).
+///
+/// ```swift
+/// final class ViewModelTests: LeakCheckingTestCase {
+///     func testBinding() { … }   // checked automatically
+/// }
+/// ```
+open class LeakCheckingTestCase: XCTestCase {
+    /// Options for the automatic check; override to ignore types or wait longer.
+    open var leakCheckOptions: LeakCheckOptions { LeakCheckOptions() }
+
+    /// Runs the test (setUp, body, tearDown) inside a leak scope, then checks it.
+    open override func invokeTest() {
+        let (scope, _) = LeakScope.run { super.invokeTest() }
+        if let findings = LeakCheck.checkSynchronously(scope: scope, name: LeakCheck.fileName(name), options: leakCheckOptions) {
+            recordLeakFailure(findings.message)
+        }
+    }
+
+    /// Records the failure (overridable so tests of LeakGraph itself can expect it).
+    open func recordLeakFailure(_ message: String) {
+        XCTFail(message)
+    }
+}

@@ -1,0 +1,62 @@
+import LeakGraph
+import LeakGraphTesting
+import Testing
+
+@Suite("detectLeaks trait")
+struct DetectLeaksTraitTests {
+    @Test("a clean test passes the check", .detectLeaks)
+    func cleanTestPasses() {
+        noLeak()
+    }
+
+    @Test("a planted leak fails the test with the cycle, its sites and the dot file")
+    func plantedLeakFails() async throws {
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .milliseconds(20))
+        let test = try #require(Test.current)
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { plantLeak() }
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("Leaked cycle (2 object(s)): Presenter —screen→ Screen —presenter→ Presenter")
+                && text.contains("Graph: ") && text.contains(".dot") && text.contains("Fix:")
+        }
+    }
+
+    @Test("ignored types are not reported")
+    func ignoredTypes() async throws {
+        let trait = LeakDetectionTrait.detectLeaks(ignoringTypes: ["Screen", "Presenter"], gracePeriod: .zero)
+        let test = try #require(Test.current)
+        try await trait.provideScope(for: test, testCase: Test.Case.current) { plantLeak() }
+    }
+
+    @Test("objects freed during the grace period do not fail the test")
+    func gracePeriod() async throws {
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .seconds(2))
+        let test = try #require(Test.current)
+        try await trait.provideScope(for: test, testCase: Test.Case.current) {
+            let screen = Screen()
+            Task.detached {
+                try? await Task.sleep(for: .milliseconds(50))
+                withExtendedLifetime(screen) {}
+            }
+        }
+    }
+
+    @Test("tests running in parallel are blamed only for their own objects", arguments: 0..<8)
+    func parallelAttribution(index: Int) async throws {
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .milliseconds(20))
+        let test = try #require(Test.current)
+        if index % 2 == 0 {
+            try await withKnownIssue {
+                try await trait.provideScope(for: test, testCase: Test.Case.current) { plantLeak() }
+            } matching: { issue in
+                issue.comments.map(\.rawValue).joined().contains("2 tracked object(s) allocated during")
+            }
+        } else {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                noLeak()
+                try await Task.sleep(for: .milliseconds(5))
+            }
+        }
+    }
+}

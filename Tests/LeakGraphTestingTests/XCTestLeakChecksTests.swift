@@ -1,0 +1,31 @@
+import LeakGraph
+import LeakGraphTesting
+import XCTest
+
+final class XCTestLeakChecksTests: XCTestCase {
+    func testAssertNoLeaksPassesForCleanCode() {
+        assertNoLeaks { noLeak() }
+    }
+
+    func testLeakCheckingTestCaseReportsAPlantedLeak() {
+        let probe = PlantedLeakCase(name: "leaks") { ($0 as! PlantedLeakCase).leaks() }
+        probe.invokeTest()
+        XCTAssertEqual(probe.recorded.count, 1)
+        XCTAssertTrue(probe.recorded.first?.contains("Screen —presenter→ Presenter") ?? false, probe.recorded.first ?? "")
+    }
+
+    func testLeakCheckingTestCaseIsQuietForCleanTests() {
+        let probe = PlantedLeakCase(name: "clean") { ($0 as! PlantedLeakCase).clean() }
+        probe.invokeTest()
+        XCTAssertEqual(probe.recorded, [])
+    }
+}
+
+/// A test case run by hand, whose leak failures are captured instead of recorded.
+final class PlantedLeakCase: LeakCheckingTestCase {
+    var recorded: [String] = []
+    override var leakCheckOptions: LeakCheckOptions { LeakCheckOptions(gracePeriod: .milliseconds(20)) }
+    override func recordLeakFailure(_ message: String) { recorded.append(message) }
+    func leaks() { plantLeak() }
+    func clean() { noLeak() }
+}

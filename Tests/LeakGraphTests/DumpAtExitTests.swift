@@ -1,0 +1,93 @@
+import Foundation
+import LeakGraph
+import Testing
+
+/// Runs the `cycle-example` program (built next to the tests) with dump-at-exit on.
+@Suite("Dump at exit")
+struct DumpAtExitTests {
+    static var exampleBinary: URL {
+        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("cycle-example")
+    }
+
+    private func run(_ arguments: [String], dumpDirectory: String) throws -> (status: Int32, stderr: String) {
+        let process = Process()
+        process.executableURL = Self.exampleBinary
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_DUMP_DIR"] = dumpDirectory
+        process.environment = environment
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let data = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private func temporaryDirectory() -> String {
+        let path = NSTemporaryDirectory() + "leakgraph-test-\(UUID().uuidString)"
+        return path
+    }
+
+    @Test("a leaked pair is dumped as one leaked cycle naming both types, and dot renders")
+    func leakedPair() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run([], dumpDirectory: directory)
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("1 leaked cycle(s)"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
+        #expect(files.count == 2)
+        let json = try #require(files.first { $0.hasSuffix(".json") })
+        let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
+        #expect(dump.cycles.count == 1)
+        #expect(dump.cycles[0].leaked)
+        #expect(dump.cycles[0].signature.contains("Parent") && dump.cycles[0].signature.contains("Child"))
+        if Graphviz.dotExecutable != nil {
+            let dot = directory + "/" + files.first { $0.hasSuffix(".dot") }!
+            try Graphviz.render(dotFile: dot, to: directory + "/out.svg")
+            let svg = try String(contentsOfFile: directory + "/out.svg", encoding: .utf8)
+            #expect(svg.contains("<svg"))
+        }
+    }
+
+    @Test("the same program holding one member in a global reports the cycle as retained")
+    func retainedPair() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try run(["--hold"], dumpDirectory: directory)
+        let json = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
+        let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
+        #expect(dump.cycles.count == 1)
+        #expect(dump.cycles[0].leaked == false)
+        #expect(dump.leakedObjectIDs.isEmpty)
+    }
+
+    @Test("an unwritable dump folder gives one line on stderr and keeps the exit status")
+    func unwritableFolder() throws {
+        let result = try run([], dumpDirectory: "/dev/full/cannot")
+        #expect(result.status == 0)
+        let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("leakgraph:") }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("/dev/full/cannot") == true)
+    }
+
+    @Test("an existing file with the same name is never overwritten")
+    func neverOverwrites() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/mine.json"
+        try "precious".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: SafeFileWriter.Failure.self) { try SafeFileWriter.write("new", to: path) }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "precious")
+    }
+
+    @Test("a full disk is reported, not ignored")
+    func fullDisk() {
+        #expect(throws: SafeFileWriter.Failure.self) {
+            try SafeFileWriter.write(String(repeating: "x", count: 100_000), to: "/dev/full", replace: true)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import LeakGraph
+import Testing
+
+@Suite("Stacks", .serialized)
+struct StackCaptureTests {
+    @Test("an allocation stack symbolicates to the allocating function")
+    func symbolicatesToCaller() {
+        let checkpoint = LeakGraph.checkpoint()
+        let leaf = allocateLeafForStackTest()
+        let snapshot = Symbolicator.symbolicate(LeakGraph.snapshot())
+        let object = snapshot.objects(since: checkpoint).first { $0.type == "Leaf" }
+        let stack = snapshot.stack(object?.stack)
+        #expect(stack != nil)
+        #expect(stack?.frames.contains { $0.contains("allocateLeafForStackTest") } == true, "\(stack?.frames ?? [])")
+        #expect(stack?.userFrameDescription?.contains("StackCaptureTests.swift") == true)
+        withExtendedLifetime(leaf) {}
+    }
+
+    @Test("identical stacks are stored once")
+    func deduplicated() {
+        let before = LeakGraph.uniqueStackCount
+        var leaves: [Leaf] = []
+        for _ in 0..<100 { leaves.append(Leaf()) }
+        #expect(LeakGraph.uniqueStackCount - before <= 2)
+        withExtendedLifetime(leaves) {}
+    }
+
+    @Test("LEAKGRAPH_STACKS syntax parses every mode and rejects junk")
+    func modeParsing() {
+        #expect(StackCaptureMode(parsing: "off") == .off)
+        #expect(StackCaptureMode(parsing: "all") == .all(depth: 32))
+        #expect(StackCaptureMode(parsing: "all:8") == .all(depth: 8))
+        #expect(StackCaptureMode(parsing: "sampled:10") == .sampled(every: 10, depth: 32))
+        #expect(StackCaptureMode(parsing: "sampled:10:4") == .sampled(every: 10, depth: 4))
+        #expect(StackCaptureMode(parsing: "all:0") == nil)
+        #expect(StackCaptureMode(parsing: "bogus") == nil)
+        #expect(StackCaptureMode(parsing: "off:3") == nil)
+    }
+
+    @Test("with stacks off, objects carry no stack")
+    func off() {
+        let saved = LeakGraph.stackCaptureMode
+        LeakGraph.stackCaptureMode = .off
+        defer { LeakGraph.stackCaptureMode = saved }
+        let checkpoint = LeakGraph.checkpoint()
+        let leaf = Leaf()
+        #expect(LeakGraph.liveObjects(since: checkpoint).first?.stack == nil)
+        withExtendedLifetime(leaf) {}
+    }
+}
+
+@inline(never)
+func allocateLeafForStackTest() -> Leaf {
+    Leaf()
+}
