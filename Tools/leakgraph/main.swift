@@ -1,3 +1,3 @@
 import LeakGraphCLI
 
-await LeakGraphCommand.main()
+await LeakGraphCommand.runMain()

@@ -1,0 +1,40 @@
+import ArgumentParser
+
+/// A size given on the command line: `500000`, `64k`, `512m`, `2g` (binary units).
+public struct ByteCount: ExpressibleByArgument, Sendable, Hashable {
+    /// The number of bytes.
+    public var bytes: UInt64
+
+    /// Creates a size.
+    public init(bytes: UInt64) {
+        self.bytes = bytes
+    }
+
+    /// Parses `500000`, `64k`, `512m`, `2g` or `1t`; nil for anything else.
+    public init?(argument: String) {
+        let text = argument.lowercased()
+        let units: [(suffix: String, shift: UInt64)] = [("t", 40), ("g", 30), ("m", 20), ("k", 10), ("b", 0)]
+        var digits = Substring(text)
+        var shift: UInt64 = 0
+        for unit in units where text.hasSuffix(unit.suffix) {
+            digits = text.dropLast(unit.suffix.count)
+            shift = unit.shift
+            break
+        }
+        guard let value = UInt64(digits), value <= UInt64.max >> shift else { return nil }
+        bytes = value << shift
+    }
+
+    /// `1.5 GB`, `12 MB`, `900 bytes` (binary units).
+    public static func describe(_ bytes: UInt64) -> String {
+        let units = ["KB", "MB", "GB", "TB"]
+        var value = Double(bytes)
+        guard value >= 1024 else { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
+        var unit = -1
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
+    }
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import Foundation
+import LeakGraph
+
+/// `leakgraph report <dump.json>`: what leaked, what is held, and where it was allocated.
+///
+/// Exit status 1 when the dump has leaks, 0 when not, 2 when it cannot be read.
+public struct ReportCommand: ToolCommand {
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Report leaked and retained cycles, unknown owners, top types and allocation sites.",
+        discussion: "Exit status: 0 no leaks, 1 leaks found, 2 bad usage or unreadable input."
+    )
+
+    /// The dump.
+    @Argument(help: "A LeakGraph JSON dump (leakgraph-<pid>.json).")
+    public var dump: String
+
+    /// Text or JSON.
+    @Option(help: "Output format: text or json.")
+    public var format: OutputFormat = .text
+
+    /// How many entries per list.
+    @Option(help: "How many types, sites and entries per list to show.")
+    public var top: Int = 10
+
+    /// Shared options.
+    @OptionGroup public var options: DumpOptions
+
+    /// Creates the command (ArgumentParser calls this).
+    public init() {}
+
+    /// Validates the options.
+    public func validate() throws {
+        guard top > 0 else { throw ValidationError("--top must be at least 1") }
+    }
+
+    func perform(console: Console) async throws -> ExitStatus {
+        let result = try Self.run(path: dump, format: format, top: top, loader: options.loader(console: console))
+        console.write(result.output)
+        return result.status
+    }
+
+    /// Reads the dump at `path` and renders its report; the same code path as the command.
+    ///
+    /// - Returns: The report text and the exit status (``ExitStatus/leaksFound`` or
+    ///   ``ExitStatus/clean``).
+    /// - Throws: ``ToolError`` when the dump cannot be read.
+    public static func run(
+        path: String, format: OutputFormat = .text, top: Int = 10, loader: DumpLoader = DumpLoader(console: .standard)
+    ) throws(ToolError) -> (output: String, status: ExitStatus) {
+        let loaded = try loader.load(path)
+        let summary = ReportBuilder.summarize(loaded, top: top)
+        let output: String
+        switch format {
+        case .text: output = ReportText.render(summary, limit: top)
+        case .json: output = JSONOutput.encode(summary)
+        }
+        return (output, summary.hasLeaks ? .leaksFound : .clean)
+    }
+}
+
+/// JSON output shared by the commands: pretty-printed, keys sorted, slashes unescaped.
+enum JSONOutput {
+    static func encode(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}\n" }
+        return String(decoding: data, as: UTF8.self) + "\n"
+    }
+}

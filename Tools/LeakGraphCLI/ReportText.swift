@@ -1,0 +1,102 @@
+import Foundation
+
+/// Renders a ``LeakSummary`` as text that reads like a leak trace.
+///
+/// ```
+/// leakgraph-7024.json: 2 objects, 2 edges (pid 7024)
+/// LEAKED: 1 cycle (1 signature), 2 objects
+///
+///   1 × Child —parent→ Parent —child→ Child
+///       Child #2             allocated at makePair(mode:) at main.swift:22
+///       Parent "example" #1  allocated at makePair(mode:) at main.swift:21
+///       hint: remove Child —parent→ Parent: make `parent` in Child a weak reference …
+/// ```
+public enum ReportText {
+    /// The report; `limit` bounds each list (types, sites, cycles, objects).
+    public static func render(_ summary: LeakSummary, limit: Int) -> String {
+        let limit = max(1, limit)
+        var out = "\(summary.file): \(summary.objectCount) object\(plural(summary.objectCount)), "
+        out += "\(summary.edgeCount) edge\(plural(summary.edgeCount))"
+        if let pid = summary.pid { out += " (pid \(pid))" }
+        out += "\n"
+        let cycleCount = summary.leakedCycles.reduce(0) { $0 + $1.count }
+        if summary.hasLeaks {
+            out += "LEAKED: \(cycleCount) cycle\(plural(cycleCount)) (\(summary.leakedCycles.count) signature"
+            out += "\(plural(summary.leakedCycles.count))), \(summary.leakedObjectCount) object"
+            out += "\(plural(summary.leakedObjectCount))\n"
+        } else {
+            out += "No leaks.\n"
+        }
+
+        if !summary.leakedCycles.isEmpty {
+            out += "\nLeaked cycles (nothing outside holds them):\n"
+            for group in summary.leakedCycles.prefix(limit) {
+                out += "\n  \(group.count) × \(group.loop)\n"
+                let width = min(40, group.members.map(\.displayName.count).max() ?? 0)
+                for member in group.members.prefix(limit) {
+                    out += "      " + pad(member.displayName, width)
+                    out += "  allocated at \(member.site ?? "(no allocation stack)")\n"
+                }
+                if group.members.count > limit { out += "      … and \(group.members.count - limit) more member(s)\n" }
+                if let hint = group.hint { out += "      hint: remove \(hint.edge): \(hint.fix)\n" }
+            }
+            out += more(summary.leakedCycles.count, limit, "signature")
+        }
+
+        out += "\nRetained cycles (alive, held from outside): \(summary.retainedCycles.count)\n"
+        for cycle in summary.retainedCycles.prefix(limit) {
+            out += "  \(cycle.loop)\n"
+            for holder in cycle.holders.prefix(limit) {
+                out += "      \(holder.object.displayName) is held from outside"
+                if holder.unexplained > 0 { out += ": \(holder.unexplained) reference(s) the graph does not show" }
+                if !holder.knownHolders.isEmpty {
+                    out += (holder.unexplained > 0 ? "; " : " by ") + holder.knownHolders.map(\.displayName).joined(separator: ", ")
+                }
+                out += "\n"
+            }
+        }
+        out += more(summary.retainedCycles.count, limit, "cycle")
+
+        out += "\nObjects with unknown owners: \(summary.unknownOwners.count)\n"
+        for object in summary.unknownOwners.prefix(limit) {
+            out += "  \(object.displayName): \(object.unexplained ?? 0) unexplained reference(s)"
+            out += object.site.map { ", allocated at \($0)" } ?? ""
+            out += "\n"
+        }
+        out += more(summary.unknownOwners.count, limit, "object")
+
+        out += "\nFinished but still alive: \(summary.finishedButHeld.count)\n"
+        for object in summary.finishedButHeld.prefix(limit) {
+            out += "  \(object.displayName) (\(object.state ?? "finished"))"
+            out += object.site.map { ", allocated at \($0)" } ?? ""
+            out += "\n"
+        }
+        out += more(summary.finishedButHeld.count, limit, "object")
+
+        out += "\nTop types:\n" + table(summary.topTypes, heading: "type")
+        out += "\nTop allocation sites:\n" + table(summary.topSites, heading: "site")
+        return out
+    }
+
+    static func table(_ rows: [LeakSummary.Tally], heading: String) -> String {
+        guard !rows.isEmpty else { return "  (none)\n" }
+        let width = max(5, String(rows.map(\.count).max() ?? 0).count)
+        var out = "  " + pad("count", width, right: true) + "  leaked  \(heading)\n"
+        for row in rows {
+            out += "  " + pad(String(row.count), width, right: true) + "  " + pad(String(row.leaked), 6, right: true)
+            out += "  \(row.name)\n"
+        }
+        return out
+    }
+
+    static func more(_ count: Int, _ limit: Int, _ noun: String) -> String {
+        count > limit ? "  … and \(count - limit) more \(noun)(s) (raise --top, or use --format json)\n" : ""
+    }
+
+    static func plural(_ count: Int) -> String { count == 1 ? "" : "s" }
+
+    static func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+        let gap = String(repeating: " ", count: max(0, width - text.count))
+        return right ? gap + text : text + gap
+    }
+}
