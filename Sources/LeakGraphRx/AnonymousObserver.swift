@@ -1,0 +1,51 @@
+import LeakGraph
+import Synchronization
+
+/// The observer made by `subscribe(onNext:onError:onCompleted:onDisposed:)`: calls the
+/// handlers, ignores everything after a terminal event, and disposes the `onDisposed` action
+/// after the terminal handler.
+///
+/// The handlers are stored closures, so a snapshot reports what they capture (`capture`).
+final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked Sendable {
+    // @unchecked Sendable: the handlers are immutable; `stopped` is atomic.
+    private let stopped = Atomic<Bool>(false)
+    private let onNext: ((Element) -> Void)?
+    private let onError: ((Swift.Error) -> Void)?
+    private let onCompleted: (() -> Void)?
+    private let disposed: Disposable?
+
+    init(
+        onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?,
+        disposed: Disposable?
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.disposed = disposed
+        super.init()
+        if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
+    }
+
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let element):
+            if !stopped.load(ordering: .relaxed) { onNext?(element) }
+        case .error(let error):
+            guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            if let onError { onError(error) } else { Hooks.defaultErrorHandler(error) }
+            disposed?.dispose()
+        case .completed:
+            guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            onCompleted?()
+            disposed?.dispose()
+        }
+    }
+}
+
+/// Global hooks.
+public enum Hooks {
+    /// Called for an error no `onError` handler received (default: prints it).
+    nonisolated(unsafe) public static var defaultErrorHandler: (Swift.Error) -> Void = { error in
+        print("Unhandled error happened: \(error)")
+    }
+}

@@ -1,0 +1,28 @@
+import LeakGraph
+
+extension ObservableType {
+    /// An observable that emits `element` then completes, synchronously, to each subscriber.
+    ///
+    /// ```swift
+    /// Observable.just(1).subscribe { print($0) }   // next(1), completed
+    /// ```
+    public static func just(_ element: Element) -> Observable<Element> {
+        Just(element)
+    }
+}
+
+private final class Just<Element>: Producer<Element> {
+    let element: Element
+
+    init(_ element: Element) {
+        self.element = element
+        super.init()
+    }
+
+    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        observer.on(.next(element))
+        observer.on(.completed)
+        return Disposables.create()
+    }
+}

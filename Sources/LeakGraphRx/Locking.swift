@@ -1,0 +1,17 @@
+import Synchronization
+
+/// A value that crosses isolation boundaries under a guarantee the compiler cannot check (a
+/// lock, or a serial queue).
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Mutex where Value: Sendable {
+    /// `withLock` for bodies that return values that are not `Sendable`: the lock already
+    /// serialises every access to the state, so handing the result out is safe.
+    @inline(__always)
+    func locked<Result>(_ body: (inout Value) -> Result) -> Result {
+        withLock { value in UncheckedSendable(body(&value)) }.value
+    }
+}

@@ -1,0 +1,40 @@
+/// Something that receives a sequence's events.
+///
+/// Conforming types implement ``on(_:)``; `onNext`, `onError` and `onCompleted` are shorthands.
+///
+/// ```swift
+/// let subject = PublishSubject<Int>()
+/// subject.onNext(1)   // same as subject.on(.next(1))
+/// ```
+public protocol ObserverType<Element> {
+    /// The type of elements received.
+    associatedtype Element
+
+    /// Receives one event. Never called again after a terminal event by well-behaved sources.
+    func on(_ event: Event<Element>)
+}
+
+extension ObserverType {
+    /// Sends `.next(element)`.
+    @inlinable
+    public func onNext(_ element: Element) { on(.next(element)) }
+
+    /// Sends `.completed`.
+    @inlinable
+    public func onCompleted() { on(.completed) }
+
+    /// Sends `.error(error)`.
+    @inlinable
+    public func onError(_ error: Swift.Error) { on(.error(error)) }
+
+    /// This observer as an ``AnyObserver``.
+    public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
+
+    /// An observer that transforms elements with `transform` and forwards them to this one.
+    ///
+    /// - Parameter transform: Called for each element; a thrown error is forwarded as `.error`.
+    /// - Returns: The mapping observer.
+    public func mapObserver<Result>(_ transform: @escaping (Result) throws -> Element) -> AnyObserver<Result> {
+        AnyObserver { event in self.on(event.map(transform)) }
+    }
+}

@@ -1,0 +1,29 @@
+import LeakGraph
+
+/// An observable that makes one ``Sink`` per subscription, handed to a ``SinkDisposer``.
+///
+/// Operators subclass it and implement `run(_:cancel:)`; `subscribe` returns the disposer.
+public class Producer<Element>: Observable<Element> {
+    /// Creates a producer.
+    override init(label: String? = nil) {
+        super.init(label: label)
+    }
+
+    /// Runs a new sink for `observer` and returns its ``SinkDisposer``.
+    public override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        let disposer = SinkDisposer()
+        let sinkAndSubscription = run(observer, cancel: disposer)
+        disposer.setSinkAndSubscription(sink: sinkAndSubscription.sink, subscription: sinkAndSubscription.subscription)
+        return disposer
+    }
+
+    /// Creates the sink for `observer` and subscribes it upstream; subclasses implement it.
+    ///
+    /// - Returns: The sink and the upstream subscription, both disposed by the disposer.
+    func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (
+        sink: Disposable, subscription: Disposable
+    ) where Observer.Element == Element {
+        fatalError("Producer.run is abstract")
+    }
+}
