@@ -16,8 +16,8 @@ public struct LeakFindings: Sendable {
 /// The engine behind every check in LeakGraphTesting: which tracked objects allocated in a
 /// region are still alive once the grace period has passed, and why.
 public enum LeakCheck {
-    /// Checks the objects allocated in `scope` (and, when no other scope ran concurrently,
-    /// unscoped objects allocated since its checkpoint, such as those made on a queue).
+    /// Checks the objects allocated in `scope` (and, with ``LeakCheckOptions/includesUnscopedObjects``
+    /// and no other scope running concurrently, unscoped objects allocated since its checkpoint).
     ///
     /// - Returns: nil when nothing leaked.
     public static func check(scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()) async
@@ -56,7 +56,9 @@ public enum LeakCheck {
     private static func mine(_ snapshot: GraphSnapshot, scope: LeakScope, options: LeakCheckOptions) -> [ObjectInfo] {
         snapshot.objects.filter { object in
             guard object.id >= scope.checkpoint.nextObjectID else { return false }
-            guard object.scope == scope.id || (object.scope == 0 && scope.ranAlone) else { return false }
+            guard object.scope == scope.id || (options.includesUnscopedObjects && object.scope == 0 && scope.ranAlone) else {
+                return false
+            }
             return !options.ignores(type: object.type, label: object.label)
         }
     }

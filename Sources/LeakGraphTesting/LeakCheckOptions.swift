@@ -13,12 +13,18 @@ public struct LeakCheckOptions: Sendable, Hashable {
     public var gracePeriod: Duration
     /// Where dot (and SVG) files are written: `LEAKGRAPH_ARTIFACTS_DIR`, else `.build/leakgraph`.
     public var artifactsDirectory: String
+    /// Also blame the test for objects allocated outside its task tree (on a `DispatchQueue` or
+    /// a `Thread`) while it ran, provided no other checked test overlapped it. Off by default:
+    /// tests without the check may allocate on other threads at the same time. Turn it on for
+    /// `.serialized` suites that allocate on queues.
+    public var includesUnscopedObjects: Bool
 
     /// Creates options.
     public init(
         ignoredTypes: Set<String> = [], ignoredLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100),
-        artifactsDirectory: String? = nil
+        artifactsDirectory: String? = nil, includesUnscopedObjects: Bool = false
     ) {
+        self.includesUnscopedObjects = includesUnscopedObjects
         self.ignoredTypes = ignoredTypes
         self.ignoredLabels = ignoredLabels
         self.gracePeriod = gracePeriod

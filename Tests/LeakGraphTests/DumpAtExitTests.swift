@@ -6,7 +6,8 @@ import Testing
 @Suite("Dump at exit")
 struct DumpAtExitTests {
     static var exampleBinary: URL {
-        Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("cycle-example")
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("cycle-example")
     }
 
     private func run(_ arguments: [String], dumpDirectory: String) throws -> (status: Int32, stderr: String) {
