@@ -29,8 +29,9 @@ extension LeakGraph {
     public static func writeDump(to directory: String, name: String? = nil, renderSVG: Bool = false) throws(SafeFileWriter.Failure)
         -> (files: DumpFiles, report: LeakReport)
     {
-        let snapshot = Symbolicator.symbolicate(snapshot())
-        let report = LeakDetector.analyze(snapshot)
+        let found = findLeaks()
+        let snapshot = Symbolicator.symbolicate(found.snapshot)
+        let report = found.report
         try SafeFileWriter.createDirectory(directory)
         let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
         let json = stem + ".json"

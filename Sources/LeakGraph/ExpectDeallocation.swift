@@ -38,8 +38,9 @@ extension LeakGraph {
         _ = targetSlot
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
             guard reference.isAlive else { return }
-            let snapshot = Symbolicator.symbolicate(LeakGraph.snapshot())
-            let report = LeakDetector.analyze(snapshot)
+            let found = LeakGraph.findLeaks()
+            let snapshot = Symbolicator.symbolicate(found.snapshot)
+            let report = found.report
             let id = Registry.shared.state.withLock { state -> UInt64? in
                 state.objects.first { $0.address == address }?.id
             }

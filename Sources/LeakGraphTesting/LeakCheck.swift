@@ -64,8 +64,9 @@ public enum LeakCheck {
     }
 
     private static func findings(for survivors: Set<UInt64>, name: String, options: LeakCheckOptions) -> LeakFindings {
-        let snapshot = Symbolicator.symbolicate(LeakGraph.snapshot())
-        let report = LeakDetector.analyze(snapshot)
+        let found = LeakGraph.findLeaks()
+        let snapshot = Symbolicator.symbolicate(found.snapshot)
+        let report = found.report
         let objects = snapshot.objects.filter { survivors.contains($0.id) }
         let ids = Set(objects.map(\.id))
         var message = "\(objects.count) tracked object(s) allocated during \(name) are still alive"

@@ -1,0 +1,113 @@
+import Foundation
+import LeakGraph
+import Synchronization
+import Testing
+
+final class StressNode: TrackedObject {
+    @StrongRef var peer: StressNode?
+    @WeakRef var back: StressNode?
+}
+
+/// Many threads allocate, link and drop tracked objects while another thread snapshots and
+/// analyses in a loop. Scale with LEAKGRAPH_STRESS_SCALE (1 = 8 threads × 100,000 objects).
+@Suite("Concurrency stress", .serialized)
+struct ConcurrencyStressTests {
+    static var objectsPerThread: Int {
+        let scale = Double(ProcessInfo.processInfo.environment["LEAKGRAPH_STRESS_SCALE"] ?? "") ?? 1
+        return max(1_000, Int(100_000 * scale))
+    }
+
+    @Test("8 threads × 100k objects with edges, snapshots in a loop: nothing lost, nothing left, no false leak")
+    func allocateLinkDropWhileSnapshotting() throws {
+        let checkpoint = LeakGraph.checkpoint()
+        let savedMode = LeakGraph.stackCaptureMode
+        LeakGraph.stackCaptureMode = .sampled(every: 64, depth: 16)
+        defer { LeakGraph.stackCaptureMode = savedMode }
+        let threads = 8
+        let perThread = Self.objectsPerThread
+        let done = Atomic<Int>(0)
+        let snapshots = Atomic<Int>(0)
+        let falseLeaks = Mutex<[String]>([])
+        let badEdges = Atomic<Int>(0)
+
+        let snapshotter = Thread {
+            while done.load(ordering: .acquiring) < threads {
+                let (snapshot, report) = LeakGraph.findLeaks(options: .declaredOnly)
+                let ids = Set(snapshot.objects.map(\.id))
+                if snapshot.edges.contains(where: { !ids.contains($0.from) || !ids.contains($0.to) }) {
+                    badEdges.add(1, ordering: .relaxed)
+                }
+                // Every StressNode pair is held by its thread's local until after it is unlinked.
+                let leakedStress = report.leakedObjectIDs.filter { id in
+                    id >= checkpoint.nextObjectID && snapshot.object(id)?.type == "StressNode"
+                }
+                if !leakedStress.isEmpty {
+                    falseLeaks.withLock { $0.append("snapshot \(snapshots.load(ordering: .relaxed)): \(leakedStress.count) objects") }
+                }
+                snapshots.add(1, ordering: .relaxed)
+            }
+        }
+        snapshotter.start()
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            for _ in 0..<(perThread / 2) {
+                let first = StressNode()
+                let second = StressNode()
+                first.peer = second
+                second.peer = first
+                second.back = first
+                second.peer = nil
+                first.peer = nil
+                withExtendedLifetime((first, second)) {}
+            }
+            done.add(1, ordering: .releasing)
+        }
+        while snapshotter.isExecuting || !snapshotter.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(LeakGraph.liveObjects(since: checkpoint, options: .declaredOnly).filter { $0.type == "StressNode" }.isEmpty)
+        #expect(badEdges.load(ordering: .relaxed) == 0)
+        #expect(falseLeaks.withLock { $0 } == [])
+        #expect(snapshots.load(ordering: .relaxed) > 0)
+        print("stress: \(threads) threads × \(perThread) objects, \(snapshots.load(ordering: .relaxed)) snapshots")
+    }
+
+    @Test("a deinit that allocates, links and unlinks tracked objects while snapshots run does not deadlock")
+    func reentrantDeinit() {
+        let checkpoint = LeakGraph.checkpoint()
+        let stop = Atomic<Bool>(false)
+        let snapshotter = Thread {
+            while !stop.load(ordering: .acquiring) { _ = LeakGraph.findLeaks() }
+        }
+        snapshotter.start()
+        for _ in 0..<2_000 { _ = ReentrantNode() }
+        stop.store(true, ordering: .releasing)
+        while !snapshotter.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(LeakGraph.liveObjects(since: checkpoint).filter { $0.type == "ReentrantNode" || $0.type == "StressNode" }.isEmpty)
+    }
+
+    @Test("registry memory returns to its baseline after objects die")
+    func memoryReturns() {
+        // Warm the tables to their high-water mark, then check they do not grow again.
+        func churn() {
+            var nodes: [StressNode] = []
+            for _ in 0..<20_000 { nodes.append(StressNode()) }
+            for index in 1..<nodes.count { nodes[index].peer = nodes[index - 1] }
+        }
+        churn()
+        let before = LeakGraph.registryByteCount
+        let liveBefore = LeakGraph.liveObjectCount
+        churn()
+        churn()
+        #expect(LeakGraph.registryByteCount <= before + 64 * 1024)
+        #expect(LeakGraph.liveObjectCount <= liveBefore)
+    }
+}
+
+final class ReentrantNode: TrackedObject {
+    deinit {
+        let a = StressNode()
+        let b = StressNode()
+        a.peer = b
+        LeakGraph.addEdge(from: b, to: a, kind: .weak, label: "in-deinit")
+        a.peer = nil
+        _ = LeakGraph.snapshot(options: .declaredOnly).objects.count
+    }
+}
