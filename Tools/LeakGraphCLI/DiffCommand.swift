@@ -1,10 +1,131 @@
 import ArgumentParser
+import LeakGraph
 
-/// Stub.
+/// `leakgraph diff <before.json> <after.json>`: what grew between two dumps.
+///
+/// Exit status 1 when a leak signature is new or has more cycles than before, 0 otherwise, 2
+/// when a dump cannot be read.
 public struct DiffCommand: ToolCommand {
-    /// The command's name.
-    public static let configuration = CommandConfiguration(commandName: "diff")
-    /// Creates the command.
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "diff",
+        abstract: "Compare two dumps: growth by type and allocation site, new and vanished leaks.",
+        discussion: """
+            Exit status: 0 no new leaks, 1 new leaks (a new signature, or more cycles of one), \
+            2 bad usage or unreadable input.
+            """
+    )
+
+    /// The earlier dump.
+    @Argument(help: "The dump taken first.")
+    public var before: String
+
+    /// The later dump.
+    @Argument(help: "The dump taken later.")
+    public var after: String
+
+    /// Text or JSON.
+    @Option(help: "Output format: text or json.")
+    public var format: OutputFormat = .text
+
+    /// How many rows per table.
+    @Option(help: "How many types and sites to show (text output).")
+    public var top: Int = 20
+
+    /// Shared options.
+    @OptionGroup public var options: DumpOptions
+
+    /// Creates the command (ArgumentParser calls this).
     public init() {}
-    func perform(console: Console) async throws -> ExitStatus { .clean }
+
+    /// Validates the options.
+    public func validate() throws {
+        guard top > 0 else { throw ValidationError("--top must be at least 1") }
+    }
+
+    func perform(console: Console) async throws -> ExitStatus {
+        let loader = options.loader(console: console)
+        let diff = DumpDiff(before: DumpTallies(try loader.load(before)), after: DumpTallies(try loader.load(after)))
+        switch format {
+        case .text: console.write(diff.text(before: before, after: after, limit: top))
+        case .json: console.write(JSONOutput.encode(diff))
+        }
+        return diff.hasNewLeaks ? .leaksFound : .clean
+    }
+}
+
+/// The differences between two dumps' tallies.
+public struct DumpDiff: Sendable, Hashable, Codable {
+    /// One name's count before and after.
+    public struct Change: Sendable, Hashable, Codable {
+        /// The type, site or signature.
+        public var name: String
+        /// Count in the first dump.
+        public var before: Int
+        /// Count in the second dump.
+        public var after: Int
+        /// `after - before`.
+        public var delta: Int
+    }
+
+    /// Object counts by type, largest growth first (unchanged types left out).
+    public var types: [Change]
+    /// Object counts by allocation site, largest growth first (unchanged sites left out).
+    public var sites: [Change]
+    /// Leak signatures only in the second dump.
+    public var newLeaks: [Change]
+    /// Leak signatures only in the first dump.
+    public var vanishedLeaks: [Change]
+    /// Leak signatures in both whose cycle count changed.
+    public var changedLeaks: [Change]
+
+    /// Whether leaks appeared: a new signature, or more cycles of a known one.
+    public var hasNewLeaks: Bool { !newLeaks.isEmpty || changedLeaks.contains { $0.delta > 0 } }
+
+    init(before: DumpTallies, after: DumpTallies) {
+        func changes(_ old: [String: Int], _ new: [String: Int]) -> [Change] {
+            Set(old.keys).union(new.keys).compactMap { name -> Change? in
+                let (a, b) = (old[name] ?? 0, new[name] ?? 0)
+                return a == b ? nil : Change(name: name, before: a, after: b, delta: b - a)
+            }
+            .sorted { ($1.delta, $0.name) < ($0.delta, $1.name) }
+        }
+        func counts(_ tallies: [LeakSummary.Tally]) -> [String: Int] {
+            Dictionary(tallies.map { ($0.name, $0.count) }, uniquingKeysWith: +)
+        }
+        types = changes(counts(before.types), counts(after.types))
+        sites = changes(counts(before.sites), counts(after.sites))
+        let leaks = changes(before.leakedSignatures, after.leakedSignatures)
+        newLeaks = leaks.filter { $0.before == 0 }
+        vanishedLeaks = leaks.filter { $0.after == 0 }
+        changedLeaks = leaks.filter { $0.before > 0 && $0.after > 0 }
+    }
+
+    /// The comparison as text.
+    func text(before: String, after: String, limit: Int) -> String {
+        var out = "\(before) → \(after)\n"
+        out += section("Growth by type", types, heading: "type", limit: limit)
+        out += section("Growth by allocation site", sites, heading: "site", limit: limit)
+        out += section("New leaks", newLeaks, heading: "signature", limit: limit)
+        out += section("Leaks with a changed count", changedLeaks, heading: "signature", limit: limit)
+        out += section("Vanished leaks", vanishedLeaks, heading: "signature", limit: limit)
+        out += hasNewLeaks ? "\nNEW LEAKS.\n" : "\nNo new leaks.\n"
+        return out
+    }
+
+    private func section(_ title: String, _ rows: [Change], heading: String, limit: Int) -> String {
+        var out = "\n\(title): \(rows.isEmpty ? "none" : String(rows.count))\n"
+        guard !rows.isEmpty else { return out }
+        let width = max(6, rows.prefix(limit).map { max(String($0.before).count, String($0.after).count) }.max() ?? 0)
+        out += "  " + ReportText.pad("before", width, right: true) + "  " + ReportText.pad("after", width, right: true)
+        out += "  " + ReportText.pad("delta", width + 1, right: true) + "  \(heading)\n"
+        for row in rows.prefix(limit) {
+            out += "  " + ReportText.pad(String(row.before), width, right: true)
+            out += "  " + ReportText.pad(String(row.after), width, right: true)
+            out += "  " + ReportText.pad((row.delta > 0 ? "+" : "") + String(row.delta), width + 1, right: true)
+            out += "  \(row.name)\n"
+        }
+        if rows.count > limit { out += "  … and \(rows.count - limit) more (raise --top, or use --format json)\n" }
+        return out
+    }
 }

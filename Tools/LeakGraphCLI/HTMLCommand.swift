@@ -1,10 +1,68 @@
 import ArgumentParser
+import Foundation
+import LeakGraph
 
-/// Stub.
+/// `leakgraph html <dump.json> -o report.html`: one self-contained page that works offline.
 public struct HTMLCommand: ToolCommand {
-    /// The command's name.
-    public static let configuration = CommandConfiguration(commandName: "html")
-    /// Creates the command.
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "html",
+        abstract: "Write a self-contained HTML report: summary tables, each leaked cycle drawn, stacks on demand.",
+        discussion: """
+            Cycles are drawn with Graphviz when it is installed (otherwise the page shows their dot text). \
+            The output is never replaced unless --force. Exit status: 0 written, 2 bad usage or unreadable input.
+            """
+    )
+
+    /// The dump.
+    @Argument(help: "A LeakGraph JSON dump.")
+    public var dump: String
+
+    /// Where to write.
+    @Option(name: [.short, .customLong("output")], help: "Output path (default: the dump with .html).")
+    public var output: String?
+
+    /// Replace an existing output.
+    @Flag(help: "Replace the output file if it exists.")
+    public var force = false
+
+    /// Rows per table and cycles drawn.
+    @Option(help: "How many rows per table, and how many leaked cycle signatures to draw.")
+    public var top: Int = 20
+
+    /// Shared options.
+    @OptionGroup public var options: DumpOptions
+
+    /// Creates the command (ArgumentParser calls this).
     public init() {}
-    func perform(console: Console) async throws -> ExitStatus { .clean }
+
+    /// Validates the options.
+    public func validate() throws {
+        guard top > 0 else { throw ValidationError("--top must be at least 1") }
+    }
+
+    func perform(console: Console) async throws -> ExitStatus {
+        let written = try Self.write(
+            dump: dump, output: output, force: force, top: top, loader: options.loader(console: console),
+            renderer: .graphviz)
+        console.write("wrote \(written)\n")
+        return .clean
+    }
+
+    /// Writes the page for `dump` and returns its path; the same code path as the command.
+    ///
+    /// - Throws: ``ToolError`` naming the file and the problem.
+    public static func write(
+        dump: String, output: String? = nil, force: Bool = false, top: Int = 20, loader: DumpLoader,
+        renderer: GraphRenderer
+    ) throws(ToolError) -> String {
+        let destination = output ?? OutputFile.defaultPath(for: dump, extension: "html")
+        try OutputFile.checkFree(destination, force: force)
+        let loaded = try loader.load(dump)
+        let summary = ReportBuilder.summarize(loaded, top: top)
+        let page = HTMLReport(loaded: loaded, summary: summary, renderer: renderer, drawnGroups: top, rows: top)
+            .render()
+        try OutputFile.write(page, to: destination, force: force)
+        return destination
+    }
 }

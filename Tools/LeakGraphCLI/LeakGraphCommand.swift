@@ -31,7 +31,8 @@ public struct LeakGraphCommand: AsyncParsableCommand {
 
     /// Without a subcommand: bad usage.
     public func run() async throws {
-        throw ToolError(path: nil, problem: "missing command (report, render, diff, html or run); see 'leakgraph --help'")
+        throw ToolError(
+            path: nil, problem: "missing command (report, render, diff, html or run); see 'leakgraph --help'")
     }
 
     /// Parses the process's arguments, runs the command and exits with its status (0, 1 or 2;

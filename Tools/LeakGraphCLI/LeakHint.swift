@@ -7,7 +7,9 @@ import LeakGraph
 /// (`parent`, `delegate`, `owner`, …); the edge that closes the loop (make it weak).
 enum LeakHint {
     /// Labels that usually name a reference back up an ownership tree.
-    static let backReferenceWords = ["parent", "delegate", "owner", "observer", "handler", "callback", "target", "container"]
+    static let backReferenceWords = [
+        "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
+    ]
 
     static func choose(for cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges) -> LeakSummary.Hint? {
         guard !cycle.path.isEmpty else { return nil }

@@ -37,7 +37,9 @@ public enum ReportBuilder {
                 groups.append((cycle, [cycle.objects]))
             }
         }
-        let ordered = groups.enumerated().sorted { ($1.element.cycles.count, $0.offset) < ($0.element.cycles.count, $1.offset) }
+        let ordered = groups.enumerated().sorted {
+            ($1.element.cycles.count, $0.offset) < ($0.element.cycles.count, $1.offset)
+        }
         let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first))
         let leakedCycles = ordered.map { _, group in
             LeakSummary.CycleGroup(
@@ -56,7 +58,8 @@ public enum ReportBuilder {
                 })
         }
         return LeakSummary(
-            file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count, edgeCount: snapshot.edges.count,
+            file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,
+            edgeCount: snapshot.edges.count,
             leakedObjectCount: dump.leakedObjectIDs.count, leakedCycles: leakedCycles, retainedCycles: retainedCycles,
             unknownOwners: loaded.analysis.unknownOwners.map { entry($0.object, unexplained: $0.unexplained) },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },

@@ -50,7 +50,9 @@ public enum ReportText {
                 out += "      \(holder.object.displayName) is held from outside"
                 if holder.unexplained > 0 { out += ": \(holder.unexplained) reference(s) the graph does not show" }
                 if !holder.knownHolders.isEmpty {
-                    out += (holder.unexplained > 0 ? "; " : " by ") + holder.knownHolders.map(\.displayName).joined(separator: ", ")
+                    out +=
+                        (holder.unexplained > 0 ? "; " : " by ")
+                        + holder.knownHolders.map(\.displayName).joined(separator: ", ")
                 }
                 out += "\n"
             }

@@ -1,10 +1,134 @@
 import ArgumentParser
+import Foundation
+import LeakGraph
 
-/// Stub.
+/// `leakgraph run -- <command …>`: runs a program with dump-at-exit on and reports what it left.
+///
+/// The program gets `LEAKGRAPH_DUMP_DIR` (a new temporary directory unless `--dump-dir`), its
+/// output passes through, and when it exits the tool reads `leakgraph-<pid>.json` (the
+/// program's process id) and prints the report. Exit status 1 when it leaked, 0 when not, 2
+/// when it could not be started or wrote no readable dump.
 public struct RunCommand: ToolCommand {
-    /// The command's name.
-    public static let configuration = CommandConfiguration(commandName: "run")
-    /// Creates the command.
+    /// The command's name and help.
+    public static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a program with LEAKGRAPH_DUMP_DIR set and report the dump it writes at exit.",
+        discussion: """
+            Example: leakgraph run -- .build/debug/my-tool --flag
+            Exit status: 0 no leaks, 1 leaks found, 2 bad usage, the program could not be started, \
+            or it wrote no readable dump (is LeakGraph linked in, and did it exit normally?).
+            """
+    )
+
+    /// Where the program writes its dump.
+    @Option(help: "Directory for the dump (default: a new temporary directory, kept afterwards).")
+    public var dumpDir: String?
+
+    /// Text or JSON.
+    @Option(help: "Report format: text or json.")
+    public var format: OutputFormat = .text
+
+    /// How many entries per list.
+    @Option(help: "How many types, sites and entries per list to show.")
+    public var top: Int = 10
+
+    /// Shared options.
+    @OptionGroup public var options: DumpOptions
+
+    /// The program and its arguments.
+    @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after --.")
+    public var command: [String] = []
+
+    /// Creates the command (ArgumentParser calls this).
     public init() {}
-    func perform(console: Console) async throws -> ExitStatus { .clean }
+
+    /// Validates the options.
+    public func validate() throws {
+        guard top > 0 else { throw ValidationError("--top must be at least 1") }
+        guard !program.isEmpty else {
+            throw ValidationError("missing the program to run: leakgraph run -- <command …>")
+        }
+    }
+
+    /// The command without a leading `--`.
+    var program: [String] { command.first == "--" ? Array(command.dropFirst()) : command }
+
+    func perform(console: Console) async throws -> ExitStatus {
+        let directory = try dumpDir ?? Self.makeTemporaryDirectory()
+        let dumpPath = try Self.runProgram(program, dumpDirectory: directory, console: console)
+        let result = try ReportCommand.run(
+            path: dumpPath, format: format, top: top, loader: options.loader(console: console))
+        console.write(result.output)
+        return result.status
+    }
+
+    /// Runs `arguments` with `LEAKGRAPH_DUMP_DIR=directory`, its standard streams passed
+    /// through, and returns the path of the dump it wrote.
+    ///
+    /// - Throws: ``ToolError`` when it cannot be started or wrote no dump.
+    static func runProgram(_ arguments: [String], dumpDirectory: String, console: Console) throws(ToolError) -> String {
+        guard let name = arguments.first else { throw ToolError(path: nil, problem: "missing the program to run") }
+        do {
+            try SafeFileWriter.createDirectory(dumpDirectory)
+        } catch {
+            throw ToolError(path: error.path, problem: error.reason)
+        }
+        let directory = URL(fileURLWithPath: dumpDirectory).standardizedFileURL.path
+        guard let executable = findExecutable(name) else { throw ToolError(path: name, problem: "command not found") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = Array(arguments.dropFirst())
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_DUMP_DIR"] = directory
+        process.environment = environment
+        do {
+            try process.run()
+        } catch {
+            throw ToolError(path: name, problem: "cannot be run (\(error.localizedDescription))")
+        }
+        let pid = process.processIdentifier
+        process.waitUntilExit()
+        let dump = directory + "/leakgraph-\(pid).json"
+        guard FileManager.default.fileExists(atPath: dump) else {
+            let how =
+                process.terminationReason == .uncaughtSignal
+                ? "was killed by signal \(process.terminationStatus)"
+                : "exited with status \(process.terminationStatus)"
+            throw ToolError(
+                path: name,
+                problem: "\(how) and wrote no dump (\(dump)); is LeakGraph linked into it, and did it exit normally?")
+        }
+        if process.terminationReason == .uncaughtSignal || process.terminationStatus != 0 {
+            console.warn("leakgraph: note: \(name) exited with status \(process.terminationStatus)")
+        }
+        return dump
+    }
+
+    /// `name` if it contains a slash, else the first executable of that name on `PATH`.
+    static func findExecutable(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":", omittingEmptySubsequences: false) {
+            let candidate = (directory.isEmpty ? "." : String(directory)) + "/" + name
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+                FileManager.default.isExecutableFile(atPath: candidate)
+            {
+                return candidate
+            }
+        }
+        return nil
+    }
+
+    /// A new directory under the temporary directory.
+    static func makeTemporaryDirectory() throws(ToolError) -> String {
+        var template = Array((NSTemporaryDirectory() + "/leakgraph-run-XXXXXX").utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in mkdtemp(buffer.baseAddress!) != nil }
+        guard made else {
+            throw ToolError(
+                path: NSTemporaryDirectory(),
+                problem: "cannot create a temporary directory (\(String(cString: strerror(errno))))")
+        }
+        return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
 }

@@ -1,0 +1,210 @@
+import Foundation
+import LeakGraph
+
+/// Builds the self-contained HTML page of `leakgraph html`: inline CSS, inline SVG, no scripts
+/// and no external resources, so that it works offline and can be attached to a bug report.
+struct HTMLReport {
+    let loaded: LoadedDump
+    let summary: LeakSummary
+    let renderer: GraphRenderer
+    /// How many leaked cycle groups are drawn (each costs one `dot` run).
+    let drawnGroups: Int
+    /// How many rows per table.
+    let rows: Int
+
+    func render() -> String {
+        var page = """
+            <!DOCTYPE html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>LeakGraph report: \(esc(summary.file))</title>
+            <style>\(Self.style)</style>
+            </head>
+            <body>
+            <h1>LeakGraph report</h1>
+            <p class="file">\(esc(summary.file))</p>
+
+            """
+        page += summaryTable()
+        page += leakedCycles()
+        page += retainedCycles()
+        page += objectTable(
+            "Objects with unknown owners", summary.unknownOwners, extra: ("unexplained", { "\($0.unexplained ?? 0)" }))
+        page += objectTable("Finished but still alive", summary.finishedButHeld, extra: ("state", { $0.state ?? "" }))
+        page += tallyTable("Top types", summary.topTypes, heading: "type")
+        page += tallyTable("Top allocation sites", summary.topSites, heading: "site")
+        page += "<footer>Made by leakgraph html. Stacks open on click.</footer>\n</body>\n</html>\n"
+        return page
+    }
+
+    private func esc(_ text: String) -> String { HTMLEscaping.escape(text) }
+
+    private func summaryTable() -> String {
+        let cycles = summary.leakedCycles.reduce(0) { $0 + $1.count }
+        let verdict =
+            summary.hasLeaks ? "<p class=\"verdict leaked\">Leaks found</p>" : "<p class=\"verdict clean\">No leaks</p>"
+        var rows: [(String, String)] = [
+            ("Objects", "\(summary.objectCount)"), ("Edges", "\(summary.edgeCount)"),
+            ("Leaked objects", "\(summary.leakedObjectCount)"),
+            ("Leaked cycles", "\(cycles) (\(summary.leakedCycles.count) signature(s))"),
+            ("Retained cycles", "\(summary.retainedCycles.count)"),
+            ("Objects with unknown owners", "\(summary.unknownOwners.count)"),
+            ("Finished but still alive", "\(summary.finishedButHeld.count)"),
+        ]
+        if let pid = summary.pid { rows.insert(("Process", "\(pid)"), at: 0) }
+        var out = "<h2>Summary</h2>\n\(verdict)\n<table class=\"summary\">\n"
+        for (name, value) in rows { out += "<tr><th>\(esc(name))</th><td>\(esc(value))</td></tr>\n" }
+        return out + "</table>\n"
+    }
+
+    private func leakedCycles() -> String {
+        guard !summary.leakedCycles.isEmpty else { return "" }
+        var out = "<h2>Leaked cycles</h2>\n"
+        let pictures = CyclePictures(loaded: loaded, groups: Array(summary.leakedCycles.prefix(drawnGroups)))
+        for (index, group) in summary.leakedCycles.enumerated() {
+            out += "<section class=\"cycle\">\n<h3>\(group.count) × \(esc(group.loop))</h3>\n"
+            if group.signature != group.loop {
+                out += "<p class=\"signature\">signature: \(esc(group.signature))</p>\n"
+            }
+            if index < drawnGroups, let dot = pictures.dot(forGroup: index) {
+                out += figure(dot: dot, title: group.loop)
+            }
+            if let hint = group.hint {
+                out +=
+                    "<p class=\"hint\"><strong>Hint:</strong> remove <code>\(esc(hint.edge))</code>: \(esc(hint.fix))</p>\n"
+            }
+            out += "<ul class=\"members\">\n"
+            for member in group.members {
+                out += "<li><details><summary><code>\(esc(member.displayName))</code> allocated at "
+                out += "<code>\(esc(member.site ?? "(no allocation stack)"))</code></summary>\n"
+                if let stack = member.stack, !stack.isEmpty {
+                    out += "<ol class=\"stack\">" + stack.map { "<li><code>\(esc($0))</code></li>" }.joined() + "</ol>"
+                } else {
+                    out += "<p>No allocation stack recorded.</p>"
+                }
+                out += "</details></li>\n"
+            }
+            out += "</ul>\n"
+            if group.count > 1 { out += "<p>\(group.count - 1) more cycle(s) with this signature.</p>\n" }
+            out += "</section>\n"
+        }
+        return out
+    }
+
+    private func figure(dot: String, title: String) -> String {
+        do {
+            let svg = try renderer.svg(fromDot: dot, source: loaded.path)
+            return "<figure class=\"graph\">\(svg)</figure>\n"
+        } catch {
+            let note =
+                renderer.isAvailable
+                ? "Graphviz could not draw this cycle (\(error.problem))." : GraphRenderer.installHint + "."
+            return "<figure class=\"graph\"><p class=\"note\">\(esc(note)) The graph in dot form:</p>"
+                + "<pre class=\"dot\">\(esc(dot))</pre></figure>\n"
+        }
+    }
+
+    private func retainedCycles() -> String {
+        var out = "<h2>Retained cycles</h2>\n"
+        guard !summary.retainedCycles.isEmpty else { return out + "<p>None.</p>\n" }
+        out += "<table>\n<tr><th>loop</th><th>held from outside</th></tr>\n"
+        for cycle in summary.retainedCycles.prefix(rows) {
+            let holders = cycle.holders.map { holder in
+                var text = holder.object.displayName
+                if holder.unexplained > 0 { text += " (\(holder.unexplained) unexplained)" }
+                if !holder.knownHolders.isEmpty {
+                    text += " by " + holder.knownHolders.map(\.displayName).joined(separator: ", ")
+                }
+                return esc(text)
+            }
+            out += "<tr><td><code>\(esc(cycle.loop))</code></td><td>\(holders.joined(separator: "<br>"))</td></tr>\n"
+        }
+        out += "</table>\n"
+        return out + more(summary.retainedCycles.count)
+    }
+
+    private func objectTable(
+        _ title: String, _ objects: [LeakSummary.ObjectEntry], extra: (String, (LeakSummary.ObjectEntry) -> String)
+    ) -> String {
+        var out = "<h2>\(esc(title))</h2>\n"
+        guard !objects.isEmpty else { return out + "<p>None.</p>\n" }
+        out += "<table>\n<tr><th>object</th><th>\(esc(extra.0))</th><th>allocated at</th></tr>\n"
+        for object in objects.prefix(rows) {
+            out += "<tr><td><code>\(esc(object.displayName))</code></td><td>\(esc(extra.1(object)))</td>"
+            out += "<td><code>\(esc(object.site ?? ""))</code></td></tr>\n"
+        }
+        return out + "</table>\n" + more(objects.count)
+    }
+
+    private func tallyTable(_ title: String, _ tallies: [LeakSummary.Tally], heading: String) -> String {
+        var out =
+            "<h2>\(esc(title))</h2>\n<table>\n<tr><th class=\"n\">count</th><th class=\"n\">leaked</th><th>\(heading)</th></tr>\n"
+        for tally in tallies {
+            out +=
+                "<tr><td class=\"n\">\(tally.count)</td><td class=\"n\">\(tally.leaked)</td><td><code>\(esc(tally.name))</code></td></tr>\n"
+        }
+        return out + "</table>\n"
+    }
+
+    private func more(_ count: Int) -> String {
+        count > rows
+            ? "<p>… and \(count - rows) more (raise --top, or use <code>leakgraph report --format json</code>).</p>\n"
+            : ""
+    }
+
+    static let style = """
+        body{font:14px/1.45 -apple-system,system-ui,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;\
+        padding:0 1em;color:#222}h1{margin-bottom:0}.file{color:#666;margin-top:.2em}\
+        table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;\
+        text-align:left;vertical-align:top}th{background:#f5f5f5}.n{text-align:right}\
+        .verdict{font-weight:bold;font-size:1.2em}.leaked{color:#d62728}.clean{color:#2ca02c}\
+        section.cycle{border-left:4px solid #d62728;padding:.2em 1em;margin:1em 0;background:#fffafa}\
+        figure.graph{margin:.5em 0;overflow:auto}figure.graph svg{max-width:100%;height:auto}\
+        .hint{background:#fff3cd;padding:.4em .6em;border-radius:4px}.note{color:#8a6d3b}\
+        pre.dot{background:#f7f7f7;padding:.6em;overflow:auto;font-size:12px}ol.stack{font-size:12px;color:#444}\
+        code{font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}footer{color:#888;margin-top:2em}
+        """
+}
+
+/// Small dot graphs of single leaked cycles: their members and the edges among them.
+struct CyclePictures {
+    private var dots: [String?]
+
+    init(loaded: LoadedDump, groups: [LeakSummary.CycleGroup], maximumNodes: Int = 60) {
+        let dump = loaded.dump
+        // The first cycle of each group (its members, capped).
+        let memberLists = groups.map { Array(($0.cycles.first ?? []).prefix(maximumNodes)) }
+        var groupsOf: [UInt64: [Int]] = [:]
+        for (index, members) in memberLists.enumerated() {
+            for id in members { groupsOf[id, default: []].append(index) }
+        }
+        var edges = [[EdgeInfo]](repeating: [], count: groups.count)
+        for edge in dump.snapshot.edges {
+            guard let from = groupsOf[edge.from], let to = groupsOf[edge.to] else { continue }
+            for index in from where to.contains(index) { edges[index].append(edge) }
+        }
+        let cycles = Dictionary(
+            dump.cycles.filter(\.leaked).map { ($0.objects, $0) }, uniquingKeysWith: { first, _ in first })
+        dots = groups.enumerated().map { index, group in
+            guard let members = group.cycles.first, let cycle = cycles[members] else { return nil }
+            var picture = dump
+            let objects = memberLists[index].compactMap { dump.snapshot.object($0) }
+            let stackIDs = Set(objects.compactMap(\.stack))
+            picture.snapshot = GraphSnapshot(
+                objects: objects, edges: edges[index], stacks: dump.snapshot.stacks.filter { stackIDs.contains($0.id) },
+                time: dump.snapshot.time)
+            picture.cycles = [cycle]
+            picture.leakedObjectIDs = Set(objects.map(\.id))
+            return DotExporter.render(
+                picture,
+                options: DotExporter.Options(scope: .everything, maximumNodes: maximumNodes, title: group.signature))
+        }
+    }
+
+    /// The dot text for group `index`, when its cycle could be found.
+    func dot(forGroup index: Int) -> String? {
+        index < dots.count ? dots[index] : nil
+    }
+}
