@@ -27,3 +27,14 @@ extension EdgeLabel {
     /// The sources of a merge/concat/combineLatest/zip producer.
     static let sources = EdgeLabel("sources")
 }
+
+extension EdgeLabel {
+    /// A sink's group of subscriptions (flatMap).
+    static let group = EdgeLabel("group")
+    /// A sink's subscription to its source, kept to dispose it early.
+    static let sourceSubscription = EdgeLabel("sourceSubscription")
+    /// A sink's current inner subscription (flatMapLatest, concat).
+    static let current = EdgeLabel("current")
+    /// A sink's subscription to a second source (take(until:)).
+    static let otherSubscription = EdgeLabel("otherSubscription")
+}

@@ -105,6 +105,53 @@ struct ClassicLeakTests {
         #expect(outcome.aliveTypes == [])
     }
 
+    @inline(never)
+    private static func bindStrongly(_ screen: Screen, _ source: Observable<Int>) {
+        screen.signal = source.flatMap { _ in Observable.just(screen.other) }
+    }
+
+    @inline(never)
+    private static func bindWeakly(_ screen: Screen, _ source: Observable<Int>) {
+        screen.signal = source.flatMap { [weak screen] _ in Observable.just(screen?.other ?? 0) }
+    }
+
+    @Test("an object storing source.flatMap { self } on itself is a leaked cycle through a capture edge")
+    func flatMapCapturingSelf() {
+        let outcome = lifecycle {
+            let screen = Screen()
+            Self.bindStrongly(screen, PublishSubject<Int>().asObservable())
+        }
+        let leaked = outcome.leakedCycles
+        #expect(leaked.count == 1)
+        let members = leaked.first.map(outcome.memberTypes) ?? []
+        #expect(members.contains("Screen"))
+        #expect(members.contains("FlatMap"))
+        #expect(leaked.first?.path.contains { $0.label == "capture" } == true)
+    }
+
+    @Test("the same with [weak self] leaves nothing alive")
+    func flatMapCapturingWeakSelf() {
+        let outcome = lifecycle {
+            let screen = Screen()
+            Self.bindWeakly(screen, PublishSubject<Int>().asObservable())
+        }
+        #expect(outcome.aliveTypes == [])
+    }
+
+    @Test("share(replay: 1, scope: .forever) over a never-completing source with the subscription dropped leaks")
+    func shareForeverLeaks() {
+        let outcome = lifecycle {
+            let shared = Observable<Int>.create { observer in
+                observer.onNext(1)
+                return Disposables.create()
+            }.share(replay: 1, scope: .forever)
+            _ = shared.subscribe(onNext: { _ in })
+        }
+        #expect(!outcome.leakedCycles.isEmpty, "\(outcome.dump)")
+        #expect(outcome.report.leakedObjectIDs.isSuperset(of: outcome.alive.map(\.id)))
+        #expect(!outcome.alive.isEmpty)
+    }
+
     @Test("a manager holding tokens weakly while each token holds it strongly does not leak")
     func weakTokenTable() {
         var tokens: [Token] = []

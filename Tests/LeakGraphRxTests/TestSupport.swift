@@ -192,3 +192,18 @@ func expectStandardLifecycle(
         #expect(members.contains("SubjectSubscription"), "\(members)", sourceLocation: sourceLocation)
     }
 }
+
+extension Outcome {
+    /// The scope's objects, edges and cycles as text (for failure messages).
+    var dump: String {
+        let ids = Set(alive.map(\.id))
+        var lines = alive.map { "#\($0.id) \($0.type) rc=\($0.strongRetainCount ?? -1) \($0.state)" }
+        for edge in snapshot.edges where ids.contains(edge.from) || ids.contains(edge.to) {
+            lines.append("#\(edge.from) —\(edge.label) [\(edge.kind) \(edge.origin) x\(edge.count)]→ #\(edge.to)")
+        }
+        for cycle in cycles {
+            lines.append("cycle leaked=\(cycle.leaked) \(cycle.loopDescription) \(cycle.unexplainedHolders)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
