@@ -1,2 +1,0 @@
-import LeakGraphCLI
-import Testing

@@ -1,0 +1,100 @@
+import Foundation
+import LeakGraph
+import LeakGraphCLI
+import Testing
+
+@Suite("leakgraph report")
+struct ReportCommandTests {
+    let directory = makeTemporaryDirectory("report")
+
+    @Test("a leaked pair reads like a leak trace: loop, allocation sites and a hint naming the back reference")
+    func leakedPairReadsLikeALeakTrace() throws {
+        let path = writeFile(Graphs.leakingPair.json(), "pair.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .leaksFound)
+        let text = result.output
+        #expect(text.contains("LEAKED: 1 cycle (1 signature), 2 objects"))
+        #expect(text.contains("1 × Child —parent→ Parent —child→ Child"))
+        #expect(text.contains("Parent \"example\" #1  allocated at makePair() at Sources/App/Pair.swift:21"))
+        #expect(text.contains("Child #2"))
+        #expect(text.contains("hint: remove Child —parent→ Parent: make `parent` in Child a weak reference"))
+        #expect(text.contains("(pid 4242)"))
+    }
+
+    @Test("a capture edge gets the [weak self] hint, naming the closure")
+    func captureEdgeGetsWeakSelfHint() throws {
+        let path = writeFile(Graphs.closureLeak.json(), "closure.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(text.contains("FlatMap<Int> —capture→ ViewModel"))
+        #expect(text.contains("hint: remove FlatMap<Int> —capture→ ViewModel"))
+        #expect(text.contains("closure #1 in ViewModel.bind()"))
+        #expect(text.contains("[weak self]"))
+    }
+
+    @Test("Sink/SinkDisposer loops are grouped by signature and get the disposed(by:) hint")
+    func sinkLoopsAreGroupedAndGetDisposeHint() throws {
+        let path = writeFile(Graphs.mixed.json(), "mixed.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(text.contains("LEAKED: 2 cycles (1 signature)"))
+        #expect(text.contains("2 × Sink<Int> —disposer→ SinkDisposer —sink→ Sink<Int>"))
+        #expect(text.contains("hint: remove SinkDisposer —sink→ Sink<Int>"))
+        #expect(text.contains("disposed(by:"))
+        #expect(text.contains("Objects with unknown owners: 1"))
+        #expect(text.contains("Cache #5: 3 unexplained reference(s), allocated at App.init() at Sources/App/App.swift:3"))
+        #expect(text.contains("Finished but still alive: 1"))
+        #expect(text.contains("(disposed)"))
+    }
+
+    @Test("a retained cycle names the member held from outside, and is not a leak")
+    func retainedCycleNamesHolder() throws {
+        let path = writeFile(Graphs.heldPair.json(), "held.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .clean)
+        #expect(result.output.contains("No leaks."))
+        #expect(result.output.contains("Retained cycles (alive, held from outside): 1"))
+        #expect(result.output.contains("Parent \"example\" #1 is held from outside: 1 reference(s) the graph does not show"))
+    }
+
+    @Test("--format json decodes as a LeakSummary with top types and sites")
+    func jsonFormatDecodes() async throws {
+        let path = writeFile(Graphs.mixed.json(), "mixed.json", in: directory)
+        let run = await runInProcess(["report", path, "--format", "json", "--top", "2"])
+        #expect(run.status == 1)
+        let summary = try JSONDecoder().decode(LeakSummary.self, from: Data(run.output.utf8))
+        #expect(summary.objectCount == 6)
+        #expect(summary.leakedCycles.map(\.count) == [2])
+        #expect(summary.leakedCycles[0].cycles.count == 2)
+        #expect(summary.leakedCycles[0].members.first?.stack?.isEmpty == false)
+        #expect(summary.topTypes.count == 2)
+        #expect(summary.topTypes.first?.name == "Sink<Int>")
+        #expect(summary.topTypes.first?.count == 2)
+        #expect(summary.topTypes.first?.leaked == 2)
+        #expect(summary.topSites.first?.name == "Observable.subscribe at Sources/Rx/Observable.swift:5")
+        #expect(summary.unknownOwners.map(\.id) == [5])
+    }
+
+    @Test("exit status from the binary: 1 for leaks, 0 for a clean dump")
+    func exitStatusFromBinary() throws {
+        let leaking = writeFile(Graphs.leakingPair.json(), "leak.json", in: directory)
+        let clean = writeFile(Graphs.cleanPair.json(), "clean.json", in: directory)
+        let leakRun = try runBinary(["report", leaking])
+        #expect(leakRun.status == 1)
+        #expect(leakRun.errors.isEmpty)
+        #expect(leakRun.output.contains("Child —parent→ Parent —child→ Child"))
+        let cleanRun = try runBinary(["report", clean])
+        #expect(cleanRun.status == 0)
+        #expect(cleanRun.output.contains("No leaks."))
+    }
+
+    @Test("a dump without cycles written is analysed on load")
+    func dumpWithoutCyclesIsAnalysed() throws {
+        var json = Graphs.leakingPair.json()
+        let range = try #require(json.range(of: ",\n\"cycles\":["))
+        let end = try #require(json.range(of: "],\n\"unknownOwners\"", range: range.upperBound..<json.endIndex))
+        json.replaceSubrange(range.lowerBound..<end.upperBound, with: ",\n\"unknownOwners\"")
+        let path = writeFile(json, "nocycles.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .leaksFound)
+        #expect(result.output.contains("Child —parent→ Parent —child→ Child"))
+    }
+}
