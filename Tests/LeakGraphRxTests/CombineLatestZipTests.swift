@@ -1,0 +1,94 @@
+import LeakGraph
+import LeakGraphRx
+import Testing
+
+@Suite("combineLatest, zip", .serialized)
+struct CombineLatestZipTests {
+    @Test("combineLatest emits once every source has emitted, then on each element")
+    func combineLatest() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<String>()
+        let recorder = Recorder<String>()
+        _ = Observable.combineLatest(a, b) { "\($0)\($1)" }.subscribe(recorder)
+        a.onNext(1)
+        a.onNext(2)
+        b.onNext("x")
+        a.onNext(3)
+        b.onNext("y")
+        a.onCompleted()
+        b.onNext("z")
+        b.onCompleted()
+        #expect(recorder.events == [.next("2x"), .next("3x"), .next("3y"), .next("3z"), .completed])
+    }
+
+    @Test("combineLatest of three, tuple form")
+    func combineLatestTuple() {
+        let log = Log()
+        _ = Observable.combineLatest(Observable.just(1), Observable.just("a"), Observable.just(true))
+            .subscribe(onNext: { log.append("\($0.0)\($0.1)\($0.2)") }, onCompleted: { log.append("completed") })
+        #expect(log.entries == ["1atrue", "completed"])
+        let pairs = Log()
+        _ = Observable.combineLatest(Observable.just(1), Observable.of(2, 3))
+            .subscribe(onNext: { pairs.append("\($0.0)\($0.1)") })
+        #expect(pairs.entries == ["12", "13"])
+    }
+
+    @Test("combineLatest completes at once when a source completes without emitting; errors terminate")
+    func combineLatestEdges() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<Int>()
+        let recorder = Recorder<Int>()
+        _ = Observable.combineLatest(a, b) { $0 + $1 }.subscribe(recorder)
+        a.onNext(1)
+        b.onCompleted()
+        #expect(recorder.events == [.completed])
+        #expect(!a.hasObservers)
+        let failing = Recorder<Int>()
+        _ = Observable.combineLatest(Observable.just(1), Observable<Int>.error(TestError())) { $0 + $1 }
+            .subscribe(failing)
+        #expect(failing.events == [.error("TestError")])
+        let throwing = Recorder<Int>()
+        _ = Observable.combineLatest(Observable.just(1), Observable.just(2)) { _, _ -> Int in throw TestError() }
+            .subscribe(throwing)
+        #expect(throwing.events == [.error("TestError")])
+    }
+
+    @Test("zip pairs elements by index and completes when a completed source runs out")
+    func zip() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<String>()
+        let recorder = Recorder<String>()
+        _ = Observable.zip(a, b) { "\($0)\($1)" }.subscribe(recorder)
+        a.onNext(1)
+        a.onNext(2)
+        a.onNext(3)
+        b.onNext("x")
+        a.onCompleted()
+        b.onNext("y")
+        #expect(recorder.events == [.next("1x"), .next("2y")])
+        b.onNext("z")
+        #expect(recorder.events == [.next("1x"), .next("2y"), .next("3z"), .completed])
+    }
+
+    @Test("zip of three, tuple form")
+    func zipTuple() {
+        let log = Log()
+        _ = Observable.zip(Observable.of(1, 2), Observable.of("a", "b", "c"), Observable.of(true, false))
+            .subscribe(onNext: { log.append("\($0.0)\($0.1)\($0.2)") }, onCompleted: { log.append("completed") })
+        #expect(log.entries == ["1atrue", "2bfalse", "completed"])
+        let pairs = Recorder<Int>()
+        _ = Observable.zip(Observable.of(1, 2), Observable.of(10, 20)).map { $0.0 + $0.1 }.subscribe(pairs)
+        #expect(pairs.events == [.next(11), .next(22), .completed])
+    }
+
+    @Test("lifecycle of combineLatest and zip")
+    func lifecycles() {
+        expectStandardLifecycle(
+            lifecycleEndings {
+                Observable.combineLatest($0, Observable.just(1)) { $0 + $1 }.subscribe(onNext: { _ in })
+            }
+        )
+        expectStandardLifecycle(
+            lifecycleEndings { Observable.zip($0, Observable.of(1, 2, 3)) { $0 + $1 }.subscribe(onNext: { _ in }) })
+    }
+}

@@ -1,0 +1,102 @@
+import LeakGraph
+import LeakGraphRx
+import Testing
+
+@Suite("disposables", .serialized)
+struct DisposableTests {
+    @Test("Disposables.create(with:) runs once; create(_:_:) and variadic dispose in order")
+    func factories() {
+        let log = Log()
+        let single = Disposables.create { log.append("a") }
+        single.dispose()
+        single.dispose()
+        #expect(single.isDisposed)
+        Disposables.create(Disposables.create { log.append("b") }, Disposables.create { log.append("c") }).dispose()
+        Disposables.create(
+            Disposables.create { log.append("d") }, Disposables.create { log.append("e") },
+            Disposables.create { log.append("f") }, Disposables.create { log.append("g") }
+        ).dispose()
+        Disposables.create().dispose()
+        #expect(log.entries == ["a", "b", "c", "d", "e", "f", "g"])
+    }
+
+    @Test("CompositeDisposable: insert returns a key, remove(for:) disposes that member, insert after dispose disposes")
+    func composite() {
+        let log = Log()
+        let group = CompositeDisposable()
+        let key = group.insert(Disposables.create { log.append("a") })
+        group.insert(Disposables.create { log.append("b") })
+        #expect(group.count == 2)
+        group.remove(for: key!)
+        #expect(log.entries == ["a"])
+        group.dispose()
+        #expect(group.isDisposed)
+        #expect(log.entries == ["a", "b"])
+        #expect(group.insert(Disposables.create { log.append("c") }) == nil)
+        #expect(log.entries == ["a", "b", "c"])
+    }
+
+    @Test("SerialDisposable: assigning disposes the previous; after dispose, assignments are disposed at once")
+    func serial() {
+        let log = Log()
+        let serial = SerialDisposable()
+        serial.disposable = Disposables.create { log.append("a") }
+        serial.disposable = Disposables.create { log.append("b") }
+        #expect(log.entries == ["a"])
+        serial.dispose()
+        serial.disposable = Disposables.create { log.append("c") }
+        #expect(log.entries == ["a", "b", "c"])
+        #expect(serial.isDisposed)
+    }
+
+    @Test("DisposeBag disposes its members when released; edges follow")
+    func disposeBag() {
+        let log = Log()
+        nonisolated(unsafe) var bag: DisposeBag? = DisposeBag()
+        let outcome = lifecycle {
+            Disposables.create { log.append("a") }.disposed(by: bag!)
+            bag!.insert(Disposables.create { log.append("b") })
+        }
+        #expect(outcome.aliveTypes == ["AnonymousDisposable", "AnonymousDisposable"])
+        bag = nil
+        #expect(log.entries == ["a", "b"])
+        #expect(liveObjects(in: outcome.scope).isEmpty)
+    }
+
+    @Test("composite and serial disposables report their members and drop the edges on dispose")
+    func disposableEdges() {
+        nonisolated(unsafe) var group: CompositeDisposable?
+        let outcome = lifecycle {
+            group = CompositeDisposable()
+            let serial = SerialDisposable()
+            serial.disposable = Disposables.create {}
+            group!.insert(serial)
+        }
+        let ids = Set(outcome.alive.map(\.id))
+        #expect(outcome.snapshot.edges.filter { ids.contains($0.from) }.map(\.label) == ["disposables", "disposables"])
+        group?.dispose()
+        let after = snapshotLock.withLock { _ in LeakGraph.snapshot(options: .declaredOnly) }
+        #expect(after.edges.filter { ids.contains($0.from) }.isEmpty)
+        group = nil
+    }
+
+    @Test("dispose is safe from many threads at once and runs the action once")
+    func concurrentDispose() async {
+        let log = Log()
+        for _ in 0..<50 {
+            let subscription = SendableDisposable(
+                Observable<Int>.create { _ in Disposables.create { log.append("x") } }
+                    .map { $0 }.subscribe(onNext: { _ in }))
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 { group.addTask { subscription.disposable.dispose() } }
+            }
+        }
+        #expect(log.entries.count == 50)
+    }
+}
+
+/// Hands a disposable to other tasks (dispose is thread safe).
+struct SendableDisposable: @unchecked Sendable {
+    let disposable: Disposable
+    init(_ disposable: Disposable) { self.disposable = disposable }
+}
