@@ -76,3 +76,7 @@ size_t lg_malloc_usable_size(const void *pointer) { return malloc_usable_size((v
 extern void *swift_tryRetain(void *object);
 
 int lg_try_retain(void *object) { return swift_tryRetain(object) != NULL ? 1 : 0; }
+
+extern _Bool swift_isDeallocating(void *object);
+
+int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 : 0; }

@@ -57,7 +57,7 @@ extension LeakGraph {
 
 /// Registers the exit handler once and remembers the directory.
 enum DumpAtExit {
-    private static let directory = Mutex<String?>(nil)
+    private static let directory = Locked<String?>(nil)
     private static let armed = Atomic<Bool>(false)
     private static let ran = Atomic<Bool>(false)
 

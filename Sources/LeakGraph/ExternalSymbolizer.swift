@@ -14,7 +14,7 @@ final class ExternalSymbolizer: Sendable {
 
     private let symbolizer: (path: String, isLLVM: Bool)?
     private let demangler: String?
-    private let demangled = Mutex<[String: String]>([:])
+    private let demangled = Locked<[String: String]>([:])
 
     /// Longest a child process may run before it is killed.
     static let deadline: TimeInterval = 20

@@ -50,7 +50,7 @@ final class FieldLayout: Sendable {
         self.ownershipKnown = ownershipKnown
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: FieldLayout]>([:])
+    private static let cache = Locked<[ObjectIdentifier: FieldLayout]>([:])
 
     /// The layout of a class (all stored properties of it and its superclasses below
     /// `TrackedObject`) or of a struct or tuple.

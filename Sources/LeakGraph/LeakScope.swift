@@ -18,6 +18,9 @@ public struct LeakScope: Sendable, Hashable {
 
     @TaskLocal static var current: UInt32 = 0
 
+    /// The id of the scope the current task runs in, or nil outside any scope.
+    public static var currentID: UInt32? { current == 0 ? nil : current }
+
     private static let nextID = Atomic<UInt32>(1)
     /// How many scopes have started, ever; with the open count, tells whether another scope
     /// overlapped this one.

@@ -10,16 +10,16 @@ import Darwin
 /// The one piece of shared mutable state in LeakGraph: every live tracked object and every
 /// declared ownership edge.
 ///
-/// All state sits in one struct behind one `Mutex`. Rule that keeps `deinit` re-entrancy safe:
+/// All state sits in one struct behind one lock (`Locked`). Rule that keeps `deinit` re-entrancy safe:
 /// nothing is ever released while the lock is held (values removed under the lock are returned
 /// and dropped after unlocking), because a released object's `deinit` calls back into here.
 final class Registry: Sendable {
     static let shared = Registry()
 
-    let state: Mutex<RegistryState>
+    let state: Locked<RegistryState>
 
     private init() {
-        state = Mutex(RegistryState())
+        state = Locked(RegistryState())
     }
 
     // MARK: Objects

@@ -31,7 +31,7 @@ struct EdgeSlot {
 }
 
 /// Everything the registry knows, guarded by `Registry.state`.
-struct RegistryState: ~Copyable {
+struct RegistryState {
     var objects: [ObjectSlot] = []
     var freeObjects: [Int32] = []
     var liveCount = 0

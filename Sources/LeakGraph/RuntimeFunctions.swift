@@ -22,3 +22,9 @@ func runtimeDemangle(
     _ outputBuffer: UnsafeMutablePointer<CChar>?, _ outputBufferSize: UnsafeMutablePointer<UInt>?,
     _ flags: UInt32
 ) -> UnsafeMutablePointer<CChar>?
+
+/// Whether `object` has begun deinitialising.
+@inline(__always)
+func runtimeIsDeallocating(_ object: UnsafeMutableRawPointer) -> Bool {
+    lg_is_deallocating(object) != 0
+}

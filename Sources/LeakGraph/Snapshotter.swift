@@ -23,27 +23,60 @@ enum Snapshotter {
         let site: Int32
     }
 
-    private static let typeNames = Mutex<[UInt: String]>([:])
+    private static let typeNames = Locked<[UInt: String]>([:])
+
+    /// Only one snapshot at a time holds objects, so that its own +1 is the only one to
+    /// subtract from the retain counts it reads.
+    private static let holdingGate = Locked(())
 
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
+        let discovers = options.discoverReferences || options.scanClosures
+        if discovers {
+            return holdingGate.withLock { _ in take(registry, options: options, holding: true) }
+        }
+        return take(registry, options: options, holding: false)
+    }
+
+    /// With `holding`, every object is retained for the time of the snapshot (reflection reads
+    /// its fields outside the lock). Without, nothing is retained: retain counts are read under
+    /// the registry lock, where no registered object can be freed (its `deinit` waits for the
+    /// lock to unregister), and objects already deinitialising are skipped. A declared-only
+    /// snapshot therefore never delays a deallocation.
+    private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool) -> GraphSnapshot {
         registry.pruneDeadExternals()
         let time = Double(coarseWallClockNanoseconds()) / 1e9
         var held: [Held] = []
+        var retainCounts: [Int] = []
+        var externals: [Unmanaged<AnyObject>] = []
         var rawEdges: [RawEdge] = []
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
         registry.state.withLock { state in
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
+            retainCounts.reserveCapacity(state.liveCount)
             for slot in state.objects.indices {
                 let entry = state.objects[slot]
                 let address = entry.address
-                guard address != 0 else { continue }
+                guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
                 if entry.isExternal {
-                    guard let object = state.weakReferences[Int32(slot)]?.object else { continue }
-                    _ = Unmanaged.passRetained(object)
-                } else if !runtimeTryRetain(UnsafeMutableRawPointer(bitPattern: address)!) {
-                    continue
+                    // Loading the weak reference takes a strong one, kept as exactly +1 and
+                    // released after unlocking (the closure ends the temporary's lifetime).
+                    let reference = state.weakReferences[Int32(slot)]
+                    let strong: Unmanaged<AnyObject>? = {
+                        guard let object = reference?.object else { return nil }
+                        return Unmanaged.passRetained(object)
+                    }()
+                    guard let strong else { continue }
+                    externals.append(strong)
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                    if holding { _ = strong.retain() }
+                } else if holding {
+                    guard runtimeTryRetain(pointer) else { continue }
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                } else {
+                    guard !runtimeIsDeallocating(pointer) else { continue }
+                    retainCounts.append(runtimeRetainCount(pointer))
                 }
                 indexOfSlot[slot] = held.count
                 held.append(Held(address: address, entry: entry, label: state.objectLabels[Int32(slot)]))
@@ -64,9 +97,13 @@ enum Snapshotter {
             }
             labels = state.labels
         }
+        for external in externals { external.release() }
         defer {
-            for object in held { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).release() }
+            if holding {
+                for object in held { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).release() }
+            }
         }
+        retainCounts = retainCounts.map { max(0, $0) }
 
         // Compact stack ids in order of first use, so dumps are small and deterministic.
         var stackIDs: [Int32: Int] = [:]
@@ -85,11 +122,8 @@ enum Snapshotter {
         objects.reserveCapacity(held.count)
         var indexOfAddress: [UInt: Int] = [:]
         indexOfAddress.reserveCapacity(held.count)
-        var retainCounts: [Int] = []
-        retainCounts.reserveCapacity(held.count)
         for (index, object) in held.enumerated() {
-            let count = max(0, runtimeRetainCount(UnsafeMutableRawPointer(bitPattern: object.address)!) - 1)
-            retainCounts.append(count)
+            let count = retainCounts[index]
             indexOfAddress[object.address] = index
             objects.append(
                 ObjectInfo(
@@ -104,7 +138,7 @@ enum Snapshotter {
                 label: labels[Int(raw.label)], origin: .declared, count: raw.count, site: stackID(raw.site))
         }
 
-        if options.discoverReferences || options.scanClosures {
+        if holding {
             let scanner = ClosureScanner(map: MemoryMap.current()) { indexOfAddress[$0] != nil }
             var discovery = ReferenceDiscovery(scanner: scanner, scanClosures: options.scanClosures) {
                 indexOfAddress[$0] != nil

@@ -36,7 +36,7 @@ public enum Symbolicator {
         }
     }
 
-    private static let cache = Mutex<[UInt: Frame]>([:])
+    private static let cache = Locked<[UInt: Frame]>([:])
 
     /// Resolves `addresses`. Return addresses (the default) are looked up one byte back, inside
     /// the call instruction.

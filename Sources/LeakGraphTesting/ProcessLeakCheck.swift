@@ -11,7 +11,7 @@ import Synchronization
 /// ProcessLeakCheck.enable(baseline: "Tests/leak-baseline.txt")
 /// ```
 public enum ProcessLeakCheck {
-    private static let configuration = Mutex<LeakBaseline?>(nil)
+    private static let configuration = Locked<LeakBaseline?>(nil)
     private static let armed = Atomic<Bool>(false)
 
     /// Arms the check. Unreadable baselines are reported and treated as empty.

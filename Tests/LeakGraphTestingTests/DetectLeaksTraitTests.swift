@@ -31,7 +31,7 @@ struct DetectLeaksTraitTests {
 
     @Test("objects freed during the grace period do not fail the test")
     func gracePeriod() async throws {
-        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .seconds(2))
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .seconds(10))
         let test = try #require(Test.current)
         try await trait.provideScope(for: test, testCase: Test.Case.current) {
             let screen = Screen()

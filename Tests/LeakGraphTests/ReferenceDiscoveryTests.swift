@@ -43,10 +43,10 @@ final class UnownedHolder: TrackedObject {
     }
 }
 
-@Suite("ReferenceDiscovery", .serialized)
+@Suite("ReferenceDiscovery",  .serialized, .isolated)
 struct ReferenceDiscoveryTests {
     private func edges(from owner: AnyObject, in snapshot: GraphSnapshot, checkpoint: Checkpoint) -> [EdgeInfo] {
-        let ownerID = snapshot.objects(since: checkpoint).first { $0.type == String(describing: type(of: owner)) }!.id
+        let ownerID = snapshot.objects(since: checkpoint).mine.first { $0.type == String(describing: type(of: owner)) }!.id
         return snapshot.edges.filter { $0.from == ownerID }
     }
 
@@ -101,7 +101,7 @@ struct ReferenceDiscoveryTests {
             holder = UnownedHolder(leaf)
         }
         let snapshot = LeakGraph.snapshot()
-        #expect(snapshot.objects(since: checkpoint).map(\.type) == ["UnownedHolder"])
+        #expect(snapshot.objects(since: checkpoint).mine.map(\.type) == ["UnownedHolder"])
         withExtendedLifetime(holder) {}
     }
 
@@ -115,7 +115,7 @@ struct ReferenceDiscoveryTests {
             child.parent = parent
         }
         let snapshot = LeakGraph.snapshot()
-        let mine = Set(snapshot.objects(since: checkpoint).map(\.id))
+        let mine = snapshot.myIDs
         let edges = snapshot.edges.filter { mine.contains($0.from) }
         #expect(edges.count == 2)
         #expect(edges.allSatisfy { $0.origin == .declared })
@@ -128,9 +128,9 @@ struct ReferenceDiscoveryTests {
         let checkpoint = LeakGraph.checkpoint()
         makeCapturingCycle()
         let snapshot = LeakGraph.snapshot()
-        let mine = snapshot.objects(since: checkpoint)
+        let mine = snapshot.objects(since: checkpoint).mine
         let report = LeakDetector.analyze(snapshot)
-        let cycle = report.cycles.first { $0.objects.allSatisfy { id in mine.contains { $0.id == id } } }
+        let cycle = snapshot.myCycles(report).first
         #expect(cycle?.leaked == true)
         #expect(cycle?.path.contains { $0.label == "capture" } == true)
         let mineIDs = Set(mine.map(\.id))
@@ -146,7 +146,7 @@ struct ReferenceDiscoveryTests {
             let holder = Holder(Leaf())
             holder.handler = { [weak holder] in _ = holder }
         }
-        #expect(LeakGraph.liveObjects(since: checkpoint).map(\.type) == ["Leaf"] || LeakGraph.liveObjects(since: checkpoint).isEmpty)
+        #expect(eventually { LeakGraph.liveObjects(since: checkpoint).mine.isEmpty })
     }
 
     @Test("captures of several objects are all found")
@@ -161,7 +161,7 @@ struct ReferenceDiscoveryTests {
             _ = (a, b)
         }
         let snapshot = LeakGraph.snapshot()
-        let ids = snapshot.objects(since: checkpoint).filter { $0.type == "Leaf" }.map(\.id).prefix(2)
+        let ids = snapshot.objects(since: checkpoint).mine.filter { $0.type == "Leaf" }.map(\.id).prefix(2)
         let captured = Set(edges(from: holder, in: snapshot, checkpoint: checkpoint).filter { $0.label == "capture" }.map(\.to))
         #expect(captured == Set(ids))
         withExtendedLifetime((a, b, holder)) {}

@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 
 /// Builds small graphs by hand: `GraphBuilder().object(1, "A", external: 0).edge(1, 2, "next")`.
@@ -44,3 +45,48 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Runs `body` in its own stack frame so that no local outlives it.
 @inline(never)
 func inScope(_ body: () -> Void) { body() }
+
+import Testing
+
+/// Runs each test in its own leak scope, so that a test looks only at objects it allocated while
+/// other suites (and other test targets) allocate in parallel.
+struct IsolatedTrait: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        guard testCase != nil || !test.isSuite else { return try await function() }
+        _ = try await LeakScope.run { try await function() }
+    }
+}
+
+extension Trait where Self == IsolatedTrait {
+    static var isolated: Self { Self() }
+}
+
+extension Array where Element == ObjectInfo {
+    /// The objects the current test allocated.
+    var mine: [ObjectInfo] { filter { $0.scope != 0 && $0.scope == LeakScope.currentID } }
+}
+
+extension GraphSnapshot {
+    /// The objects the current test allocated.
+    var mine: [ObjectInfo] { objects.mine }
+    var myIDs: Set<UInt64> { Set(mine.map(\.id)) }
+    /// Cycles made only of the current test's objects.
+    func myCycles(_ report: LeakReport) -> [Cycle] {
+        let ids = myIDs
+        return report.cycles.filter { $0.objects.allSatisfy(ids.contains) }
+    }
+}
+
+/// Waits until `condition` holds (up to `seconds`): a snapshot running on another thread holds
+/// every object for a moment, which can delay a deallocation.
+func eventually(within seconds: Double = 2, _ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        usleep(1_000)
+    }
+    return true
+}

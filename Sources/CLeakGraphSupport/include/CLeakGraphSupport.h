@@ -29,4 +29,7 @@ size_t lg_malloc_usable_size(const void *pointer);
 /// swift_tryRetain). Returns non-zero when it took a reference.
 int lg_try_retain(void *object);
 
+/// Whether a Swift heap object has begun deinitialising (the runtime's swift_isDeallocating).
+int lg_is_deallocating(void *object);
+
 #endif
