@@ -30,8 +30,12 @@ struct BadInputTests {
             return path
         },
         Case(name: "empty file", problem: "is empty") { writeFile("", "empty.json", in: $0) },
-        Case(name: "truncated JSON", problem: "not valid JSON") { writeFile(String(valid.prefix(valid.count / 2)), "cut.json", in: $0) },
-        Case(name: "non-JSON text", problem: "not a LeakGraph JSON dump") { writeFile("hello, world\n", "text.json", in: $0) },
+        Case(name: "truncated JSON", problem: "not valid JSON") {
+            writeFile(String(valid.prefix(valid.count / 2)), "cut.json", in: $0)
+        },
+        Case(name: "non-JSON text", problem: "not a LeakGraph JSON dump") {
+            writeFile("hello, world\n", "text.json", in: $0)
+        },
         Case(name: "binary junk", problem: "not a LeakGraph JSON dump") { directory in
             var generator = SeededGenerator(seed: 7)
             let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -39,16 +43,36 @@ struct BadInputTests {
             _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
             return path
         },
-        Case(name: "wrong format", problem: "has format \"other\"", make: replacing("\"format\":\"leakgraph\"", with: "\"format\":\"other\"")),
-        Case(name: "newer version", problem: "newer than this tool reads", make: replacing("\"version\":1", with: "\"version\":99")),
-        Case(name: "missing field", problem: "missing field \"edges\"", make: replacing("\"edges\":", with: "\"edgez\":")),
-        Case(name: "edge to an id that is not there", problem: "not in \"objects\"", make: replacing("\"from\":2,\"to\":1", with: "\"from\":2,\"to\":77")),
-        Case(name: "stack id that is not there", problem: "not in \"stacks\"", make: replacing("\"stack\":1", with: "\"stack\":55")),
-        Case(name: "id beyond UInt64", problem: "not a valid LeakGraph dump", make: replacing("{\"id\":2,", with: "{\"id\":123456789012345678901234567890,")),
-        Case(name: "negative retain count", problem: "strongRetainCount", make: replacing("\"strongRetainCount\":1", with: "\"strongRetainCount\":-9223372036854775808")),
-        Case(name: "huge retain count", problem: "strongRetainCount", make: replacing("\"strongRetainCount\":1", with: "\"strongRetainCount\":9223372036854775807")),
-        Case(name: "negative userFrame", problem: "userFrame", make: replacing("\"userFrame\":1", with: "\"userFrame\":-3")),
-        Case(name: "huge time", problem: "not a valid LeakGraph dump", make: replacing("\"time\":1700000000.000,", with: "\"time\":1e999,")),
+        Case(
+            name: "wrong format", problem: "has format \"other\"",
+            make: replacing("\"format\":\"leakgraph\"", with: "\"format\":\"other\"")),
+        Case(
+            name: "newer version", problem: "newer than this tool reads",
+            make: replacing("\"version\":1", with: "\"version\":99")),
+        Case(
+            name: "missing field", problem: "missing field \"edges\"", make: replacing("\"edges\":", with: "\"edgez\":")
+        ),
+        Case(
+            name: "edge to an id that is not there", problem: "not in \"objects\"",
+            make: replacing("\"from\":2,\"to\":1", with: "\"from\":2,\"to\":77")),
+        Case(
+            name: "stack id that is not there", problem: "not in \"stacks\"",
+            make: replacing("\"stack\":1", with: "\"stack\":55")),
+        Case(
+            name: "id beyond UInt64", problem: "not a valid LeakGraph dump",
+            make: replacing("{\"id\":2,", with: "{\"id\":123456789012345678901234567890,")),
+        Case(
+            name: "negative retain count", problem: "strongRetainCount",
+            make: replacing("\"strongRetainCount\":1", with: "\"strongRetainCount\":-9223372036854775808")),
+        Case(
+            name: "huge retain count", problem: "strongRetainCount",
+            make: replacing("\"strongRetainCount\":1", with: "\"strongRetainCount\":9223372036854775807")),
+        Case(
+            name: "negative userFrame", problem: "userFrame",
+            make: replacing("\"userFrame\":1", with: "\"userFrame\":-3")),
+        Case(
+            name: "huge time", problem: "not a valid LeakGraph dump",
+            make: replacing("\"time\":1700000000.000,", with: "\"time\":1e999,")),
         Case(name: "not a regular file", problem: "not a regular file") { _ in "/dev/zero" },
         Case(name: "a file over the size limit (1 GiB, sparse)", problem: "over the 1.0 GB limit") { directory in
             let path = directory + "/huge.json"
@@ -111,10 +135,13 @@ struct BadInputTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/broken.svg"))
     }
 
-    @Test("usage errors exit 2 with one line, not ArgumentParser's 64", arguments: [
-        [], ["report"], ["report", "a.json", "--top", "0"], ["report", "a.json", "--format", "xml"], ["bogus"],
-        ["render", "a.json", "--format", "gif"], ["report", "a.json", "--max-size", "lots"], ["run"], ["diff", "a.json"],
-    ])
+    @Test(
+        "usage errors exit 2 with one line, not ArgumentParser's 64",
+        arguments: [
+            [], ["report"], ["report", "a.json", "--top", "0"], ["report", "a.json", "--format", "xml"], ["bogus"],
+            ["render", "a.json", "--format", "gif"], ["report", "a.json", "--max-size", "lots"], ["run"],
+            ["diff", "a.json"],
+        ])
     func usageErrors(_ arguments: [String]) throws {
         let run = try runBinary(arguments)
         #expect(run.status == 2)

@@ -13,8 +13,10 @@ struct FuzzTests {
         var random = GraphBuilder()
         for index in 0..<40 {
             random.object(
-                ["Node", "Sink<Int>", "SinkDisposer", "ViewModel"][index % 4], label: index % 5 == 0 ? "n\(index)" : nil,
-                rc: Int.random(in: 0...3, using: &generator), site: index % 3 == 0 ? "f\(index)() at F.swift:\(index)" : nil,
+                ["Node", "Sink<Int>", "SinkDisposer", "ViewModel"][index % 4],
+                label: index % 5 == 0 ? "n\(index)" : nil,
+                rc: Int.random(in: 0...3, using: &generator),
+                site: index % 3 == 0 ? "f\(index)() at F.swift:\(index)" : nil,
                 state: index % 7 == 0 ? .completed : .unspecified)
         }
         for _ in 0..<70 {
@@ -23,7 +25,9 @@ struct FuzzTests {
             let kind = [EdgeKind.strong, .strong, .strong, .weak, .unowned, .unknown].randomElement(using: &generator)!
             random.edge(from, to, ["next", "parent", "capture", "sink"].randomElement(using: &generator)!, kind: kind)
         }
-        return [Graphs.leakingPair, Graphs.heldPair, Graphs.closureLeak, Graphs.mixed, random].map { Array($0.json().utf8) }
+        return [Graphs.leakingPair, Graphs.heldPair, Graphs.closureLeak, Graphs.mixed, random].map {
+            Array($0.json().utf8)
+        }
     }()
 
     /// Values that break decoders, counters and arithmetic.
@@ -43,7 +47,8 @@ struct FuzzTests {
                 bytes = Array(bytes.prefix(Int.random(in: 0..<bytes.count, using: &generator)))
             case 1:  // byte flips
                 for _ in 0..<Int.random(in: 1...4, using: &generator) {
-                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                    bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(
+                        in: 0...255, using: &generator)
                 }
             case 2:  // field deletion
                 let keys = keyPositions(bytes)
@@ -65,11 +70,17 @@ struct FuzzTests {
                 }
                 bytes.removeSubrange(start..<end)
             case 3:  // number blow-up
-                replaceValue(in: &bytes, with: hugeNumbers.randomElement(using: &generator)!, numbersOnly: true, using: &generator)
+                replaceValue(
+                    in: &bytes, with: hugeNumbers.randomElement(using: &generator)!, numbersOnly: true,
+                    using: &generator)
             case 4:  // another type of value
-                replaceValue(in: &bytes, with: otherValues.randomElement(using: &generator)!, numbersOnly: false, using: &generator)
+                replaceValue(
+                    in: &bytes, with: otherValues.randomElement(using: &generator)!, numbersOnly: false,
+                    using: &generator)
             case 5:  // ids that point elsewhere or nowhere
-                replaceValue(in: &bytes, with: String(Int.random(in: 0...60, using: &generator)), numbersOnly: true, using: &generator)
+                replaceValue(
+                    in: &bytes, with: String(Int.random(in: 0...60, using: &generator)), numbersOnly: true,
+                    using: &generator)
             default:  // a duplicated slice
                 let start = Int.random(in: 0..<bytes.count, using: &generator)
                 let end = min(bytes.count, start + Int.random(in: 1...200, using: &generator))
@@ -85,7 +96,9 @@ struct FuzzTests {
         var positions: [Int] = []
         var index = 0
         while index + 2 < bytes.count {
-            if bytes[index] == UInt8(ascii: "\""), index > 0, bytes[index - 1] == UInt8(ascii: "{") || bytes[index - 1] == UInt8(ascii: ",") {
+            if bytes[index] == UInt8(ascii: "\""), index > 0,
+                bytes[index - 1] == UInt8(ascii: "{") || bytes[index - 1] == UInt8(ascii: ",")
+            {
                 positions.append(index)
             }
             index += 1
@@ -94,7 +107,9 @@ struct FuzzTests {
     }
 
     /// Replaces one value after a `:` (a number, when `numbersOnly`) with `text`.
-    static func replaceValue(in bytes: inout [UInt8], with text: String, numbersOnly: Bool, using generator: inout SeededGenerator) {
+    static func replaceValue(
+        in bytes: inout [UInt8], with text: String, numbersOnly: Bool, using generator: inout SeededGenerator
+    ) {
         var starts: [Int] = []
         for index in 1..<max(1, bytes.count) where bytes[index - 1] == UInt8(ascii: ":") {
             let byte = bytes[index]
@@ -120,7 +135,8 @@ struct FuzzTests {
         _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         let loader = DumpLoader(console: ConsoleCapture().console)
         do {
-            let result = try ReportCommand.run(path: path, format: number % 2 == 0 ? .text : .json, top: 5, loader: loader)
+            let result = try ReportCommand.run(
+                path: path, format: number % 2 == 0 ? .text : .json, top: 5, loader: loader)
             #expect(!result.output.isEmpty, "case \(number)")
         } catch {
             #expect(error.description.hasPrefix(path + ": "), "case \(number): \(error)")
@@ -128,7 +144,8 @@ struct FuzzTests {
             return false
         }
         do {
-            _ = try HTMLCommand.write(dump: path, output: htmlPath, force: true, top: 5, loader: loader, renderer: .missing)
+            _ = try HTMLCommand.write(
+                dump: path, output: htmlPath, force: true, top: 5, loader: loader, renderer: .missing)
         } catch {
             Issue.record("case \(number): a dump that reports should also make a page: \(error)")
         }

@@ -40,7 +40,8 @@ struct ReportCommandTests {
         #expect(text.contains("hint: remove SinkDisposer —sink→ Sink<Int>"))
         #expect(text.contains("disposed(by:"))
         #expect(text.contains("Objects with unknown owners: 1"))
-        #expect(text.contains("Cache #5: 3 unexplained reference(s), allocated at App.init() at Sources/App/App.swift:3"))
+        #expect(
+            text.contains("Cache #5: 3 unexplained reference(s), allocated at App.init() at Sources/App/App.swift:3"))
         #expect(text.contains("Finished but still alive: 1"))
         #expect(text.contains("(disposed)"))
     }
@@ -52,7 +53,9 @@ struct ReportCommandTests {
         #expect(result.status == .clean)
         #expect(result.output.contains("No leaks."))
         #expect(result.output.contains("Retained cycles (alive, held from outside): 1"))
-        #expect(result.output.contains("Parent \"example\" #1 is held from outside: 1 reference(s) the graph does not show"))
+        #expect(
+            result.output.contains("Parent \"example\" #1 is held from outside: 1 reference(s) the graph does not show")
+        )
     }
 
     @Test("--format json decodes as a LeakSummary with top types and sites")

@@ -19,13 +19,16 @@ struct GraphBuilder {
         if let site {
             stack = stacks.count
             stacks.append(
-                StackInfo(id: stacks.count, frames: ["\(type).init() at Sources/Lib/Lib.swift", site, "main at main.swift:1"], userFrame: 1))
+                StackInfo(
+                    id: stacks.count,
+                    frames: ["\(type).init() at Sources/Lib/Lib.swift", site, "main at main.swift:1"], userFrame: 1))
         }
         objects.append(ObjectInfo(id: id, type: type, label: label, strongRetainCount: rc, stack: stack, state: state))
         return id
     }
 
-    mutating func edge(_ from: UInt64, _ to: UInt64, _ label: String, kind: EdgeKind = .strong, closure: String? = nil) {
+    mutating func edge(_ from: UInt64, _ to: UInt64, _ label: String, kind: EdgeKind = .strong, closure: String? = nil)
+    {
         edges.append(EdgeInfo(from: from, to: to, kind: kind, label: label, closure: closure))
     }
 

@@ -1,0 +1,67 @@
+import Foundation
+import LeakGraph
+import LeakGraphCLI
+import Testing
+
+@Suite("leakgraph diff")
+struct DiffCommandTests {
+    let directory = makeTemporaryDirectory("diff")
+
+    @Test("growth by type and site, sorted by delta; a new leak signature exits 1")
+    func growthAndNewLeaks() async throws {
+        let before = writeFile(Graphs.cleanPair.json(), "before.json", in: directory)
+        var grown = Graphs.mixed
+        for _ in 0..<4 { grown.object("Parent", rc: 2, site: "makePair() at Sources/App/Pair.swift:21") }
+        let after = writeFile(grown.json(), "after.json", in: directory)
+        let run = await runInProcess(["diff", before, after, "--format", "json"])
+        #expect(run.status == 1)
+        let diff = try JSONDecoder().decode(DumpDiff.self, from: Data(run.output.utf8))
+        #expect(diff.types.first?.name == "Parent")
+        #expect(diff.types.first?.delta == 3)
+        #expect(diff.types.contains { $0.name == "Child" && $0.before == 1 && $0.after == 0 && $0.delta == -1 })
+        #expect(diff.types.map(\.delta) == diff.types.map(\.delta).sorted(by: >))
+        #expect(diff.sites.first?.name == "makePair() at Sources/App/Pair.swift:21")
+        #expect(diff.newLeaks.map(\.name) == ["Sink<Int> —disposer→ SinkDisposer —sink→ Sink<Int>"])
+        #expect(diff.newLeaks.first?.after == 2)
+        #expect(diff.vanishedLeaks.isEmpty)
+    }
+
+    @Test("a fixed leak is listed as vanished and exits 0; the text names both files")
+    func vanishedLeakExitsZero() throws {
+        let before = writeFile(Graphs.leakingPair.json(), "before.json", in: directory)
+        let after = writeFile(Graphs.heldPair.json(), "after.json", in: directory)
+        let run = try runBinary(["diff", before, after])
+        #expect(run.status == 0)
+        #expect(run.output.hasPrefix("\(before) → \(after)\n"))
+        #expect(run.output.contains("Vanished leaks: 1"))
+        #expect(run.output.contains("Child —parent→ Parent —child→ Child"))
+        #expect(run.output.contains("No new leaks."))
+    }
+
+    @Test("more cycles of a known signature count as new leaks")
+    func moreOfAKnownLeakExitsOne() async {
+        var one = GraphBuilder()
+        var two = GraphBuilder()
+        for (graph, count) in [(0, 1), (1, 2)] {
+            for _ in 0..<count {
+                if graph == 0 {
+                    let a = one.object("A")
+                    let b = one.object("B")
+                    one.edge(a, b, "b")
+                    one.edge(b, a, "a")
+                } else {
+                    let a = two.object("A")
+                    let b = two.object("B")
+                    two.edge(a, b, "b")
+                    two.edge(b, a, "a")
+                }
+            }
+        }
+        let before = writeFile(one.json(), "one.json", in: directory)
+        let after = writeFile(two.json(), "two.json", in: directory)
+        let run = await runInProcess(["diff", before, after])
+        #expect(run.status == 1)
+        #expect(run.output.contains("Leaks with a changed count: 1"))
+        #expect(await runInProcess(["diff", after, before]).status == 0)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import LeakGraph
+import LeakGraphCLI
+import Testing
+
+@Suite("leakgraph run")
+struct RunCommandTests {
+    let directory = makeTemporaryDirectory("run")
+
+    /// A shell "program" that does what dump-at-exit does: writes `leakgraph-$$.json` (its own
+    /// pid) into `LEAKGRAPH_DUMP_DIR`, and prints something.
+    func fakeProgram(copying dump: String) -> String {
+        let script = writeFile(
+            "#!/bin/sh\necho \"program output\"\necho \"program errors\" >&2\ncp '\(dump)' \"$LEAKGRAPH_DUMP_DIR/leakgraph-$$.json\"\n",
+            "program.sh", in: directory)
+        chmod(script, 0o755)
+        return script
+    }
+
+    @Test("reports the dump the program wrote (by its pid), passes its output through, exits 1 for leaks")
+    func reportsTheProgramsDump() throws {
+        let dump = writeFile(Graphs.leakingPair.json(), "source.json", in: directory)
+        let program = fakeProgram(copying: dump)
+        let dumps = directory + "/dumps"
+        let run = try runBinary(["run", "--dump-dir", dumps, "--", program])
+        #expect(run.status == 1)
+        #expect(run.output.hasPrefix("program output\n"))
+        #expect(run.output.contains("\(dumps)/leakgraph-"))
+        #expect(run.output.contains("Child —parent→ Parent —child→ Child"))
+        #expect(run.errors == "program errors\n")
+    }
+
+    @Test("a clean program exits 0; the default dump directory is a new temporary one")
+    func cleanProgramExitsZero() throws {
+        let dump = writeFile(Graphs.cleanPair.json(), "clean.json", in: directory)
+        let run = try runBinary(["run", "--", fakeProgram(copying: dump)])
+        #expect(run.status == 0)
+        #expect(run.output.contains("No leaks."))
+        #expect(run.output.contains("/leakgraph-run-"))
+    }
+
+    @Test("a program that writes no dump, or cannot be found: exit 2 and one line")
+    func noDumpOrNoProgram() throws {
+        let quiet = try runBinary(["run", "--", "/bin/true"])
+        #expect(quiet.status == 2)
+        #expect(quiet.errorLines.count == 1)
+        #expect(quiet.errors.hasPrefix("leakgraph: /bin/true: exited with status 0 and wrote no dump"))
+        let missing = try runBinary(["run", "--", "no-such-program-here"])
+        expectOneLineFailure(missing, naming: "no-such-program-here")
+    }
+
+    @Test("runs a real program linked with LeakGraph (cycle-example, when built)")
+    func runsCycleExample() throws {
+        let example = try #require(
+            leakgraphBinary.map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cycle-example").path
+            })
+        try #require(FileManager.default.isExecutableFile(atPath: example), "cycle-example is built")
+        let leak = try runBinary(["run", "--", example])
+        #expect(leak.status == 1)
+        #expect(leak.output.contains("cycle-example: made a pair (--leak)"))
+        #expect(leak.output.contains("Child —parent→ Parent —child→ Child"))
+        #expect(leak.output.contains("allocated at makePair(mode:)"))
+        #expect(try runBinary(["run", "--", example, "--none"]).status == 0)
+        let held = try runBinary(["run", "--format", "json", "--", example, "--hold"])
+        #expect(held.status == 0)
+        #expect(held.output.contains("\"retainedCycles\""))
+    }
+}
