@@ -34,6 +34,7 @@ let package = Package(
         ),
         .executableTarget(name: "leakgraph", dependencies: ["LeakGraphCLI"], path: "Tools/leakgraph"),
         .testTarget(name: "LeakGraphCLITests", dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph"]),
+        .executableTarget(name: "leakgraph-demo", dependencies: ["LeakGraph", "LeakGraphRx"], path: "Tools/Demo"),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
         .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example"]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),

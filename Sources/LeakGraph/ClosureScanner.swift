@@ -19,19 +19,22 @@ struct ClosureScanner {
         let address: UInt
         /// The capturing box also holds `unowned` captures: strength cannot be known per word.
         let strengthUnknown: Bool
+        /// The code address of the innermost closure whose context holds the capture (thunks
+        /// wrap the user's closure; this names the user's one).
+        let code: UInt
     }
 
     func captures(code: UInt, context: UInt) -> [Capture] {
         var found: [Capture] = []
         var visited: Set<UInt> = []
-        scan(context: context, depth: 0, visited: &visited, into: &found)
+        scan(context: context, code: code, depth: 0, visited: &visited, into: &found)
         return found
     }
 
-    private func scan(context: UInt, depth: Int, visited: inout Set<UInt>, into found: inout [Capture]) {
+    private func scan(context: UInt, code: UInt, depth: Int, visited: inout Set<UInt>, into found: inout [Capture]) {
         guard context != 0, depth <= 4, visited.insert(context).inserted else { return }
         if isLive(context) {
-            found.append(Capture(address: context, strengthUnknown: false))
+            found.append(Capture(address: context, strengthUnknown: false, code: code))
             return
         }
         guard map.isHeapLike(context, length: 16) else { return }
@@ -51,11 +54,11 @@ struct ClosureScanner {
         while index < wordCount {
             let word = pointer.load(fromByteOffset: index * 8, as: UInt.self)
             if word != 0 && isLive(word) {
-                found.append(Capture(address: word, strengthUnknown: unknownStrength))
+                found.append(Capture(address: word, strengthUnknown: unknownStrength, code: code))
             } else if word != 0, index + 1 < wordCount, map.isCode(word) {
                 let inner = pointer.load(fromByteOffset: (index + 1) * 8, as: UInt.self)
                 if inner != 0 && !map.isCode(inner) {
-                    scan(context: inner, depth: depth + 1, visited: &visited, into: &found)
+                    scan(context: inner, code: word, depth: depth + 1, visited: &visited, into: &found)
                     index += 2
                     continue
                 }

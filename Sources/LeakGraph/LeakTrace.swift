@@ -63,19 +63,35 @@ public enum LeakTrace {
     public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
         let steps = cycle.path
         func type(_ id: UInt64) -> String { snapshot.object(id)?.type ?? "?" }
-        if let capture = steps.first(where: { $0.label == "capture" }) {
-            let closure = snapshot.edges.first { $0.from == capture.from && $0.to == capture.to && $0.label == "capture" }?.closure
-            let which = closure.map { "the closure `\(shortClosure($0))`" } ?? "a closure kept by \(type(capture.from))"
-            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): \(which) captures \(type(capture.to)) strongly; capture it [weak self] (or [weak \(lowerFirst(type(capture.to)))])."
+        func closure(of step: Cycle.PathStep) -> String? {
+            snapshot.edges.first { $0.from == step.from && $0.to == step.to && $0.label == "capture" }?.closure
         }
-        if let sink = steps.first(where: { type($0.from).hasPrefix("SinkDisposer") && $0.label == "sink" }) {
-            return "cut SinkDisposer —sink→ \(type(sink.to)): the subscription was never disposed and its source never completed; keep the Disposable and dispose it, or add .disposed(by: bag) to a bag its owner releases."
+        // A capture made by the user's own closure is the usual culprit; one made inside
+        // LeakGraph's primitives is a symptom of an undisposed subscription instead.
+        let captures = steps.filter { $0.label == "capture" }
+        let userCapture = captures.first { step in
+            guard let name = closure(of: step) else { return !type(step.from).hasPrefix("Anonymous") }
+            return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
+        }
+        if let capture = userCapture {
+            let which = closure(of: capture).map { "the closure `\(shortClosure($0))`" } ?? "a closure kept by \(type(capture.from))"
+            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): \(which) captures \(type(capture.to)) strongly; "
+                + "capture it [weak self] (or [weak \(lowerFirst(type(capture.to)))])."
+        }
+        if let disposer = steps.first(where: { type($0.from).hasPrefix("SinkDisposer") }) {
+            return "cut SinkDisposer —\(disposer.label)→ \(type(disposer.to)): the subscription was never disposed and its "
+                + "source never completed; keep the Disposable and dispose it, or add .disposed(by: bag) to a bag its owner releases."
         }
         if let subject = steps.first(where: { type($0.from).contains("Subject") }) {
-            return "cut \(type(subject.from)) —\(subject.label)→ \(type(subject.to)): the subject still holds its subscriber; dispose the subscription or complete the subject."
+            return "cut \(type(subject.from)) —\(subject.label)→ \(type(subject.to)): the subject still holds its subscriber; "
+                + "dispose the subscription or complete the subject."
         }
         if let subscription = steps.first(where: { $0.label == "subscription" || $0.label == "subscriber" }) {
-            return "cut \(type(subscription.from)) —\(subscription.label)→ \(type(subscription.to)): cancel the subscription (store the AnyCancellable and let it go, or call cancel())."
+            return "cut \(type(subscription.from)) —\(subscription.label)→ \(type(subscription.to)): cancel the subscription "
+                + "(store the AnyCancellable and let it go, or call cancel())."
+        }
+        if let capture = captures.first {
+            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): a closure captures it strongly; capture it weakly."
         }
         guard let first = steps.first else { return "make one reference in the cycle weak." }
         return "make \(type(first.from)).\(first.label) weak (or unowned), or clear it when \(type(first.from)) is done."

@@ -74,7 +74,7 @@ struct ReferenceDiscovery {
         for capture in scanner.captures(code: code, context: context) {
             add(
                 from: from, to: capture.address, kind: capture.strengthUnknown ? .unknown : .strong, label: "capture",
-                origin: .captured, closureAddress: code)
+                origin: .captured, closureAddress: capture.code)
         }
     }
 

@@ -22,10 +22,14 @@ public enum Symbolicator {
         public var image: String?
         /// Whether the frame is LeakGraph's own code or the runtime, not user code.
         public var isInternal: Bool
+        /// Whether the frame is in one of LeakGraph's own modules.
+        public var isLeakGraph: Bool = false
 
         /// `function at file:line`, or the best available part.
         public var description: String {
             var text = function ?? "???"
+            if text.hasPrefix("partial apply for ") { text.removeFirst("partial apply for ".count) }
+            if file == "/<compiler-generated>" { return text + (image.map { " (\($0))" } ?? "") }
             if let file {
                 text += " at \(Symbolicator.shortPath(file))"
                 if let line, line > 0 { text += ":\(line)" }
@@ -83,12 +87,16 @@ public enum Symbolicator {
                 uniqueKeysWithValues: zip(uniqueClosures, frames(for: uniqueClosures, returnAddresses: false)))
             for index in result.edges.indices {
                 if result.edges[index].closure == nil, let address = result.edges[index].closureAddress {
-                    result.edges[index].closure = names[address]?.description
+                    // Marked so that hints can tell LeakGraph's own closures from the user's.
+                    result.edges[index].closure = names[address].map { $0.description + ($0.isLeakGraph ? " " + ownClosureMarker : "") }
                 }
             }
         }
         return result
     }
+
+    /// Appended to the names of closures inside LeakGraph's own modules.
+    public static let ownClosureMarker = "[LeakGraph]"
 
     static func shortPath(_ path: String) -> String {
         let current = FileManager.default.currentDirectoryPath + "/"
@@ -154,7 +162,8 @@ public enum Symbolicator {
                     || file.map(isLeakGraphFile) ?? false
                 result[entry.address] = Frame(
                     function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found?.line,
-                    image: (image as NSString).lastPathComponent, isInternal: isOwn || isSystemImage || file == nil)
+                    image: (image as NSString).lastPathComponent, isInternal: isOwn || isSystemImage || file == nil,
+                    isLeakGraph: isOwn)
             }
         }
         return result
