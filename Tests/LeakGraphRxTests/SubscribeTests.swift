@@ -52,7 +52,7 @@ struct SubscribeTests {
         final class Owner: TrackedObject, @unchecked Sendable { var seen: [Int] = [] }
         let subject = PublishSubject<Int>()
         nonisolated(unsafe) var owner: Owner? = Owner()
-        weak var weakOwner = owner
+        weak let weakOwner = owner
         let subscription = subject.subscribe(with: owner!, onNext: { owner, value in owner.seen.append(value) })
         subject.onNext(1)
         #expect(owner?.seen == [1])
