@@ -27,14 +27,34 @@ enum Snapshotter {
 
     /// Only one snapshot at a time holds objects, so that its own +1 is the only one to
     /// subtract from the retain counts it reads.
-    private static let holdingGate = Locked(())
+    private static let holdingGate = Locked(0)  // the count of holding snapshots taken
+    /// Holds that finished snapshots are still letting go of, by address: other snapshots
+    /// subtract them from the retain counts they read.
+    private static let releasing = Locked<[UInt: Int]>([:])
 
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
         let discovers = options.discoverReferences || options.scanClosures
         if discovers {
-            return holdingGate.withLock { _ in take(registry, options: options, holding: true) }
+            let (snapshot, held) = holdingGate.withLock { taken in
+                taken += 1
+                let result = take(registry, options: options, holding: true)
+                releasing.withLock { counts in
+                    for address in result.held { counts[address, default: 0] += 1 }
+                }
+                return result
+            }
+            // Released outside every lock: a release may run a deinit that takes a snapshot.
+            // Each hold is unlisted before it is released, so a snapshot running meanwhile can
+            // only over-count (a safe "retained"), never under-count.
+            for address in held {
+                releasing.withLock { counts in
+                    if counts[address] == 1 { counts[address] = nil } else { counts[address]! -= 1 }
+                }
+                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
+            }
+            return snapshot
         }
-        return take(registry, options: options, holding: false)
+        return take(registry, options: options, holding: false).snapshot
     }
 
     /// With `holding`, every object is retained for the time of the snapshot (reflection reads
@@ -42,7 +62,9 @@ enum Snapshotter {
     /// the registry lock, where no registered object can be freed (its `deinit` waits for the
     /// lock to unregister), and objects already deinitialising are skipped. A declared-only
     /// snapshot therefore never delays a deallocation.
-    private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool) -> GraphSnapshot {
+    private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool)
+        -> (snapshot: GraphSnapshot, held: [UInt])
+    {
         registry.pruneDeadExternals()
         let time = Double(coarseWallClockNanoseconds()) / 1e9
         var held: [Held] = []
@@ -52,6 +74,7 @@ enum Snapshotter {
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
         registry.state.withLock { state in
+            let othersHold = releasing.withLock { $0 }
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
             retainCounts.reserveCapacity(state.liveCount)
@@ -69,14 +92,14 @@ enum Snapshotter {
                     }()
                     guard let strong else { continue }
                     externals.append(strong)
-                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                    retainCounts.append(runtimeRetainCount(pointer) - 1 - (othersHold[address] ?? 0))
                     if holding { _ = strong.retain() }
                 } else if holding {
                     guard runtimeTryRetain(pointer) else { continue }
-                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                    retainCounts.append(runtimeRetainCount(pointer) - 1 - (othersHold[address] ?? 0))
                 } else {
                     guard !runtimeIsDeallocating(pointer) else { continue }
-                    retainCounts.append(runtimeRetainCount(pointer))
+                    retainCounts.append(runtimeRetainCount(pointer) - (othersHold[address] ?? 0))
                 }
                 indexOfSlot[slot] = held.count
                 held.append(Held(address: address, entry: entry, label: state.objectLabels[Int32(slot)]))
@@ -98,11 +121,6 @@ enum Snapshotter {
             labels = state.labels
         }
         for external in externals { external.release() }
-        defer {
-            if holding {
-                for object in held { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).release() }
-            }
-        }
         retainCounts = retainCounts.map { max(0, $0) }
 
         // Compact stack ids in order of first use, so dumps are small and deterministic.
@@ -151,7 +169,7 @@ enum Snapshotter {
                 objects: objects, indexOfAddress: indexOfAddress)
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
         }
-        return GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
+        return (GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time), holding ? held.map(\.address) : [])
     }
 
     private static func typeNames(for metadata: [UInt]) -> [String] {
