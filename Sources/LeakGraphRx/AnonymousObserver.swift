@@ -26,6 +26,10 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked 
         if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
     }
 
+    func onNext(_ element: Element) {
+        if !stopped.load(ordering: .relaxed) { onNext?(element) }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):

@@ -21,14 +21,18 @@ private final class FilterSink<Observer: ObserverType>: Sink<Observer>, Observer
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: Element) {
+        do {
+            if try predicate(element) { forwardNext(element) }
+        } catch {
+            forwardTerminalAndDispose(.error(error))
+        }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            do {
-                if try predicate(element) { forwardNext(element) }
-            } catch {
-                forwardTerminalAndDispose(.error(error))
-            }
+            onNext(element)
         case .error, .completed: forwardTerminalAndDispose(event)
         }
     }

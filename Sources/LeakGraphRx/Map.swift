@@ -19,14 +19,18 @@ private final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observe
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: SourceElement) {
+        do {
+            forwardNext(try transform(element))
+        } catch {
+            forwardTerminalAndDispose(.error(error))
+        }
+    }
+
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            do {
-                forwardNext(try transform(element))
-            } catch {
-                forwardTerminalAndDispose(.error(error))
-            }
+            onNext(element)
         case .error(let error): forwardTerminalAndDispose(.error(error))
         case .completed: forwardTerminalAndDispose(.completed)
         }

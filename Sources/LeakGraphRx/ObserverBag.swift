@@ -7,6 +7,8 @@ struct ObserverBag<Element> {
     struct Entry {
         let key: Int
         let on: (Event<Element>) -> Void
+        /// The observer's element fast path (no `Event` built).
+        let next: (Element) -> Void
         /// The observer when it is tracked; `on` keeps it alive, so this reference must not
         /// count as a second strong one (the graph would not explain it).
         unowned(unsafe) let tracked: TrackedObject?
@@ -24,7 +26,7 @@ struct ObserverBag<Element> {
         let key = nextKey
         nextKey += 1
         let tracked = observer as? TrackedObject
-        entries.append(Entry(key: key, on: observer.on, tracked: tracked))
+        entries.append(Entry(key: key, on: observer.on, next: observer.onNext, tracked: tracked))
         if let tracked { owner.addTrackedEdge(to: tracked, label: .observers) }
         return key
     }
@@ -45,6 +47,12 @@ struct ObserverBag<Element> {
         entries = []
         if !all.isEmpty { owner.removeTrackedEdges(label: .observers) }
         return all
+    }
+
+    /// Delivers `element` to every entry of `entries`.
+    @inline(__always)
+    static func dispatchNext(_ entries: [Entry], _ element: Element) {
+        for entry in entries { entry.next(element) }
     }
 
     /// Delivers `event` to every entry of `entries`.

@@ -12,10 +12,17 @@ public protocol ObserverType<Element> {
 
     /// Receives one event. Never called again after a terminal event by well-behaved sources.
     func on(_ event: Event<Element>)
+
+    /// Receives one element: the same as `on(.next(element))`.
+    ///
+    /// LeakGraphRx's sinks and subjects implement it directly so that an element flows
+    /// through a chain without building an `Event` at each step (in unspecialised generic code,
+    /// each `Event<Element>` costs a generic metadata lookup).
+    func onNext(_ element: Element)
 }
 
 extension ObserverType {
-    /// Sends `.next(element)`.
+    /// Sends `.next(element)` (default implementation).
     @inlinable
     public func onNext(_ element: Element) { on(.next(element)) }
 

@@ -41,13 +41,18 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
     /// Whether the subject was disposed.
     public var isDisposed: Bool { state.locked { $0.disposed } }
 
+    /// Sends `element` to the current observers; ignored after a terminal event.
+    public func onNext(_ element: Element) {
+        let observers = state.locked { state in
+            state.stopEvent == nil && !state.disposed ? state.observers.entries : []
+        }
+        ObserverBag.dispatchNext(observers, element)
+    }
+
     /// Sends `event` to the current observers; ignored after a terminal event.
     public func on(_ event: Event<Element>) {
-        if case .next = event {
-            let observers = state.locked { state in
-                state.stopEvent == nil && !state.disposed ? state.observers.entries : []
-            }
-            ObserverBag.dispatch(observers, event)
+        if case .next(let element) = event {
+            onNext(element)
         } else {
             let observers = state.locked { state -> [ObserverBag<Element>.Entry] in
                 guard state.stopEvent == nil, !state.disposed else { return [] }

@@ -48,7 +48,7 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable, @unchecked
     /// Forwards an element unless the sink is stopped.
     @inline(__always)
     final func forwardNext(_ element: Observer.Element) {
-        if state.load(ordering: .relaxed) == 0 { observer.on(.next(element)) }
+        if state.load(ordering: .relaxed) == 0 { observer.onNext(element) }
     }
 
     /// Forwards a terminal event once and records the sink's state.
