@@ -27,7 +27,11 @@ struct ObserverBag<Element> {
         nextKey += 1
         let tracked = observer as? TrackedObject
         entries.append(Entry(key: key, on: observer.on, next: observer.onNext, tracked: tracked))
-        if let tracked { owner.addTrackedEdge(to: tracked, label: .observers) }
+        if let tracked {
+            // `on` and `next` each hold the observer: two references.
+            owner.addTrackedEdge(to: tracked, label: .observers)
+            owner.addTrackedEdge(to: tracked, label: .observers)
+        }
         return key
     }
 
@@ -36,7 +40,10 @@ struct ObserverBag<Element> {
     mutating func remove(_ key: Int, owner: TrackedObject) -> Entry? {
         guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
         let entry = entries.remove(at: index)
-        if let tracked = entry.tracked { owner.removeTrackedEdge(to: tracked, label: .observers) }
+        if let tracked = entry.tracked {
+            owner.removeTrackedEdge(to: tracked, label: .observers)
+            owner.removeTrackedEdge(to: tracked, label: .observers)
+        }
         return entry
     }
 
