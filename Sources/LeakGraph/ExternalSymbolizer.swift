@@ -30,10 +30,11 @@ final class ExternalSymbolizer: Sendable {
         demangler = Self.find("swift-demangle")
     }
 
-    static func find(_ tool: String) -> String? {
+    /// Looks `tool` up on the `PATH` (and, for the symbolizers, in the usual toolchain folders).
+    static func find(_ tool: String, includingDefaultFolders: Bool = true) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         var directories = path.split(separator: ":").map(String.init)
-        directories += ["/usr/bin", "/opt/swift/usr/bin"]
+        if includingDefaultFolders { directories += ["/usr/bin", "/opt/swift/usr/bin"] }
         for directory in directories {
             let candidate = directory + "/" + tool
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }

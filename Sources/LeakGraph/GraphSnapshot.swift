@@ -153,7 +153,7 @@ public struct StackInfo: Sendable, Hashable, Codable {
 
     /// The first frame in user code, or the first frame.
     public var userFrameDescription: String? {
-        if let userFrame, userFrame < frames.count { return frames[userFrame] }
+        if let userFrame, userFrame >= 0, userFrame < frames.count { return frames[userFrame] }
         return frames.first
     }
 

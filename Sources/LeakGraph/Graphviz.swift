@@ -9,7 +9,7 @@ public enum Graphviz {
     }
 
     /// The `dot` executable, if on the `PATH`.
-    public static var dotExecutable: String? { ExternalSymbolizer.find("dot") }
+    public static var dotExecutable: String? { ExternalSymbolizer.find("dot", includingDefaultFolders: false) }
 
     /// The hint printed when `dot` is missing.
     public static let installHint = "Graphviz is not installed: install it with `sudo apt-get install -y graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS)"

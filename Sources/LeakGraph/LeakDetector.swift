@@ -63,7 +63,7 @@ struct StrongGraph {
             guard source >= 0, target >= 0 else { continue }
             from.append(Int32(source))
             to.append(Int32(target))
-            weight.append(Int32(clamping: edge.count))
+            weight.append(Int32(clamping: max(0, edge.count)))
             if let id = labelIDs[edge.label] {
                 label.append(id)
             } else {
@@ -179,6 +179,12 @@ private struct Verdicts {
         self.component = components.component
     }
 
+    /// Retain counts as the verdict uses them: clamped so that hand-made or damaged inputs
+    /// cannot overflow the arithmetic.
+    private func retainCount(_ node: Int) -> Int? {
+        snapshot.objects[node].strongRetainCount.map { min(max($0, 0), 1 << 40) }
+    }
+
     func report() -> LeakReport {
         let count = graph.count
         var internalWeight = [Int](repeating: 0, count: count)
@@ -199,7 +205,7 @@ private struct Verdicts {
             var collectable = true
             for node in group {
                 let node = Int(node)
-                guard let retainCount = snapshot.objects[node].strongRetainCount,
+                guard let retainCount = retainCount(node),
                     retainCount <= internalWeight[node] + fromGarbage[node],
                     isCycle[componentID] || fromGarbage[node] > 0
                 else {
@@ -230,7 +236,7 @@ private struct Verdicts {
             if !garbage[componentID] {
                 for node in group.sorted() {
                     let node = Int(node)
-                    let unexplained = (snapshot.objects[node].strongRetainCount ?? 0) - internalWeight[node] - fromGarbage[node]
+                    let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
                     if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
                         retainedMembers[node] = cycles.count
                         cycle.unexplainedHolders.append(
@@ -261,7 +267,7 @@ private struct Verdicts {
             let object = snapshot.objects[node]
             if object.state.isFinished { finished.append(object.id) }
             guard !isCycle[Int(component[node])], !garbage[Int(component[node])],
-                let retainCount = object.strongRetainCount, retainCount > graph.inWeight[node]
+                let retainCount = retainCount(node), retainCount > graph.inWeight[node]
             else { continue }
             unknownOwners.append(UnknownOwner(object: object.id, unexplained: retainCount - graph.inWeight[node]))
         }

@@ -10,7 +10,7 @@ public struct LeakReport: Sendable, Hashable {
     /// something the graph does not show (a local, a global, a closure, an untracked object).
     public var unknownOwners: [UnknownOwner]
     /// Objects that reported a finished state (disposed, completed, errored) but are still
-    /// strongly held by a cycle.
+    /// alive: something (a cycle, a bag, a local) still holds a subscription that has ended.
     public var finishedButHeld: [UInt64]
 
     /// The leaked cycles.
