@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
         .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
+        .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
         .executable(name: "leakgraph", targets: ["leakgraph"]),
     ],
     traits: [
@@ -16,6 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
         .target(name: "CLeakGraphSupport"),
@@ -25,6 +27,14 @@ let package = Package(
             swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
         ),
         .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
+        .target(
+            name: "LeakGraphCombine",
+            dependencies: [
+                "LeakGraph",
+                .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
+            ]
+        ),
+        .testTarget(name: "LeakGraphCombineTests", dependencies: ["LeakGraphCombine", "LeakGraph"]),
         .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
         .testTarget(name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph"]),
         .target(
