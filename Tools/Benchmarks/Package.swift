@@ -2,7 +2,12 @@
 // LeakGraph's benchmarks, kept out of the root package so the main build stays light.
 // Run: Tools/Benchmarks/run.sh (wall-time table + instruction counts), or
 //      swift run -c release leakgraph-bench --help
+import Foundation
 import PackageDescription
+
+// SwiftPM names a path dependency after its folder (`main` here, something else in other clones).
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized
+let rootPackage = root.lastPathComponent.lowercased()
 
 let package = Package(
     name: "LeakGraphBenchmarks",
@@ -15,8 +20,8 @@ let package = Package(
         .executableTarget(
             name: "leakgraph-bench",
             dependencies: [
-                .product(name: "LeakGraph", package: "main"),
-                .product(name: "LeakGraphRx", package: "main"),
+                .product(name: "LeakGraph", package: rootPackage),
+                .product(name: "LeakGraphRx", package: rootPackage),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
