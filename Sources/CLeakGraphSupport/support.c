@@ -80,3 +80,4 @@ int lg_try_retain(void *object) { return swift_tryRetain(object) != NULL ? 1 : 0
 extern _Bool swift_isDeallocating(void *object);
 
 int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 : 0; }
+

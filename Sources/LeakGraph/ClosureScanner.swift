@@ -47,7 +47,11 @@ struct ClosureScanner {
         // 0x400: a closure's heap box (HeapLocalVariable); 0x500: a boxed `var` capture.
         guard kind == 0x400 || kind == 0x500 else { return }
         let unknownStrength = kind == 0x400 && boxHasUnownedCaptures(metadataPointer)
-        let size = min(UInt(lg_malloc_usable_size(pointer)), 4096, map.readableBytes(at: context))
+        // The malloc block may be larger than the box: words past the box's end are stale and
+        // could look like a capture. Use the box's exact size when the capture types say it.
+        let blockSize = UInt(lg_malloc_usable_size(pointer))
+        let exact = exactBoxSize(metadataPointer, kind: kind).map { min($0, blockSize) }
+        let size = min(exact ?? blockSize, 4096, map.readableBytes(at: context))
         guard size > 16 else { return }
         let wordCount = Int(size / 8)
         var index = 2
@@ -65,6 +69,88 @@ struct ClosureScanner {
             }
             index += 1
         }
+    }
+
+    /// The size of a closure box from its capture descriptor (header, generic bindings, then each
+    /// capture at its alignment), or of a `var` box from its boxed type; nil when some capture's
+    /// type cannot be resolved without a generic context.
+    private func exactBoxSize(_ metadata: UnsafeRawPointer, kind: UInt) -> UInt? {
+        if kind == 0x500 {
+            let offset = UInt(metadata.load(fromByteOffset: 8, as: UInt32.self))
+            let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
+            guard boxed != 0, map.readableBytes(at: boxed) >= 8, let type = UnsafeRawPointer(bitPattern: boxed) else { return nil }
+            return offset + UInt(layout(of: unsafeBitCast(type, to: Any.Type.self)).size)
+        }
+        let descriptorWord = metadata.load(fromByteOffset: 16, as: UInt.self)
+        guard descriptorWord != 0, map.readableBytes(at: descriptorWord) >= 12,
+            let descriptor = UnsafeRawPointer(bitPattern: descriptorWord)
+        else { return nil }
+        let typeCount = Int(descriptor.load(as: UInt32.self))
+        let bindings = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
+        guard typeCount < 256, bindings < 256, map.readableBytes(at: descriptorWord) >= UInt(12 + typeCount * 4) else {
+            return nil
+        }
+        var offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self)) + bindings * 8
+        for index in 0..<typeCount {
+            guard let name = relativeTarget(descriptor + 12 + index * 4), map.readableBytes(at: UInt(bitPattern: name)) > 0,
+                let (size, alignment) = captureLayout(name)
+            else { return nil }
+            offset = (offset + alignment - 1) / alignment * alignment + size
+        }
+        return UInt(offset)
+    }
+
+    /// Size and alignment of one capture, from its mangled type, for the shapes that can be
+    /// known without resolving the type (the runtime's resolver aborts on names that need a
+    /// generic context): references (`weak`, `unowned`, a non-generic class, optionally
+    /// Optional), lowered escaping function types, and a few standard library scalars.
+    private func captureLayout(_ name: UnsafeRawPointer) -> (size: Int, alignment: Int)? {
+        let length = mangledNameLength(name)
+        guard length > 0 else { return nil }
+        switch ownership(ofMangledType: name) {
+        case .weak, .unowned, .unownedUnsafe: return (8, 8)
+        case .strong: break
+        }
+        let bytes = (0..<length).map { name.load(fromByteOffset: $0, as: UInt8.self) }
+        // A symbolic reference to a class's context descriptor, maybe wrapped in Optional.
+        if bytes.count == 5 || (bytes.count == 7 && bytes[5] == UInt8(ascii: "S") && bytes[6] == UInt8(ascii: "g")) {
+            if bytes[0] == 0x01 || bytes[0] == 0x02, let descriptor = symbolicTarget(name, indirect: bytes[0] == 0x02) {
+                let flags = descriptor.load(as: UInt32.self)
+                let isGeneric = flags & 0x80 != 0
+                if flags & 0x1F == 16 && !isGeneric { return (8, 8) }
+            }
+            return nil
+        }
+        // Lowered function types (`SiIegd_`) do not resolve as formal types; escaping ones are
+        // a (code, context) pair.
+        if bytes.last == UInt8(ascii: "_") && bytes.contains(UInt8(ascii: "I")) && bytes.contains(UInt8(ascii: "g")) {
+            return (16, 8)
+        }
+        switch String(decoding: bytes, as: UTF8.self) {
+        case "Si", "Su", "Sd", "s5Int64V", "s6UInt64V": return (8, 8)
+        case "Sb", "s4Int8V", "s5UInt8V": return (1, 1)
+        case "Sf", "s5Int32V", "s6UInt32V": return (4, 4)
+        case "SS": return (16, 8)
+        default: return nil
+        }
+    }
+
+    /// The context descriptor a symbolic reference points at, if mapped.
+    private func symbolicTarget(_ name: UnsafeRawPointer, indirect: Bool) -> UnsafeRawPointer? {
+        guard let target = relativeTarget(name + 1) else { return nil }
+        if indirect {
+            guard map.readableBytes(at: UInt(bitPattern: target)) >= 8 else { return nil }
+            let word = target.load(as: UInt.self)
+            guard word != 0, map.readableBytes(at: word) >= 4 else { return nil }
+            return UnsafeRawPointer(bitPattern: word)
+        }
+        return map.readableBytes(at: UInt(bitPattern: target)) >= 4 ? target : nil
+    }
+
+    private func layout(of type: Any.Type) -> (size: Int, alignment: Int) {
+        func measure<T>(_: T.Type) -> [Int] { [MemoryLayout<T>.size, max(1, MemoryLayout<T>.alignment)] }
+        let measured: [Int] = _openExistential(type, do: measure)
+        return (measured[0], measured[1])
     }
 
     /// Reads the box's capture descriptor (when reflection metadata is present) and reports

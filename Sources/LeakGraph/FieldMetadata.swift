@@ -162,6 +162,24 @@ final class FieldLayout: Sendable {
     }
 }
 
+/// The length of a mangled type name, stepping over symbolic references (whose operands may
+/// contain zero bytes).
+func mangledNameLength(_ name: UnsafeRawPointer) -> Int {
+    var index = 0
+    while index < 4096 {
+        let byte = name.load(fromByteOffset: index, as: UInt8.self)
+        if byte == 0 { return index }
+        if (0x01...0x17).contains(byte) {
+            index += 5
+        } else if (0x18...0x1F).contains(byte) {
+            index += 9
+        } else {
+            index += 1
+        }
+    }
+    return index
+}
+
 /// The ownership a mangled type name ends with.
 func ownership(ofMangledType name: UnsafeRawPointer) -> FieldOwnership {
     var last: UInt8 = 0

@@ -31,9 +31,7 @@ final class Registry: Sendable {
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
-            state.addObject(
-                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
-                external: nil)
+            state.addTrackedObject(address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
         }
     }
 
@@ -93,6 +91,7 @@ final class Registry: Sendable {
 
     func setLabel(slot: Int32, _ label: String?) {
         let old: String? = state.withLock { state in
+            state.objects[Int(slot)].hasLabel = label != nil
             if let label { return state.objectLabels.updateValue(label, forKey: slot) }
             return state.objectLabels.removeValue(forKey: slot)
         }

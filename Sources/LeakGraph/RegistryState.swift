@@ -13,6 +13,9 @@ struct ObjectSlot {
     var scope: UInt32 = 0
     var isExternal = false
     var state: UInt8 = 0
+    /// Whether `objectLabels` has an entry for this slot (most objects have no label, and the
+    /// dictionary lookup on free is not free).
+    var hasLabel = false
 }
 
 /// One declared edge (40 bytes). Out- and in-lists are intrusive doubly linked lists through the
@@ -58,6 +61,29 @@ struct RegistryState {
         slot >= 0 && Int(slot) < objects.count && objects[Int(slot)].address == address
     }
 
+    /// Registers a `TrackedObject` (the hot path: no weak reference to keep).
+    @inline(__always)
+    mutating func addTrackedObject(
+        address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64
+    ) -> Int32 {
+        let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
+        let entry = ObjectSlot(
+            address: address, metadata: metadata, id: nextID, time: time, stack: stackID, scope: scope,
+            hasLabel: label != nil)
+        nextID &+= 1
+        liveCount += 1
+        let slot: Int32
+        if let free = freeObjects.popLast() {
+            slot = free
+            objects[Int(slot)] = entry
+        } else {
+            slot = Int32(objects.count)
+            objects.append(entry)
+        }
+        if let label { objectLabels[slot] = label }
+        return slot
+    }
+
     mutating func addObject(
         address: UInt, metadata: UInt, label: String?,
         stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64, external: WeakReference?
@@ -65,7 +91,7 @@ struct RegistryState {
         let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
         let entry = ObjectSlot(
             address: address, metadata: metadata, id: nextID, time: time, stack: stackID, scope: scope,
-            isExternal: external != nil)
+            isExternal: external != nil, hasLabel: label != nil)
         nextID &+= 1
         liveCount += 1
         let slot: Int32
@@ -101,10 +127,11 @@ struct RegistryState {
             freeEdge(edge)
             edge = next
         }
+        let hadLabel = objects[Int(slot)].hasLabel
         objects[Int(slot)] = ObjectSlot()
         freeObjects.append(slot)
         liveCount -= 1
-        return objectLabels.removeValue(forKey: slot)
+        return hadLabel ? objectLabels.removeValue(forKey: slot) : nil
     }
 
     mutating func removeExternal(slot: Int32) -> WeakReference? {

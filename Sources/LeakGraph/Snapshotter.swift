@@ -102,7 +102,7 @@ enum Snapshotter {
                     retainCounts.append(runtimeRetainCount(pointer) - (othersHold[address] ?? 0))
                 }
                 indexOfSlot[slot] = held.count
-                held.append(Held(address: address, entry: entry, label: state.objectLabels[Int32(slot)]))
+                held.append(Held(address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
                 if entry.stack >= 0 && stackFrames[entry.stack] == nil {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
                 }

@@ -33,10 +33,10 @@ struct BadInputTests {
         Case(name: "truncated JSON", problem: "not valid JSON") {
             writeFile(String(valid.prefix(valid.count / 2)), "cut.json", in: $0)
         },
-        Case(name: "non-JSON text", problem: "not a LeakGraph JSON dump") {
+        Case(name: "non-JSON text", problem: "not valid JSON") {
             writeFile("hello, world\n", "text.json", in: $0)
         },
-        Case(name: "binary junk", problem: "not a LeakGraph JSON dump") { directory in
+        Case(name: "binary junk", problem: "not valid JSON") { directory in
             var generator = SeededGenerator(seed: 7)
             let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let path = directory + "/junk.json"
@@ -59,7 +59,7 @@ struct BadInputTests {
             name: "stack id that is not there", problem: "not in \"stacks\"",
             make: replacing("\"stack\":1", with: "\"stack\":55")),
         Case(
-            name: "id beyond UInt64", problem: "not a valid LeakGraph dump",
+            name: "id beyond UInt64", problem: "out of range",
             make: replacing("{\"id\":2,", with: "{\"id\":123456789012345678901234567890,")),
         Case(
             name: "negative retain count", problem: "strongRetainCount",
@@ -71,7 +71,7 @@ struct BadInputTests {
             name: "negative userFrame", problem: "userFrame",
             make: replacing("\"userFrame\":1", with: "\"userFrame\":-3")),
         Case(
-            name: "huge time", problem: "not a valid LeakGraph dump",
+            name: "huge time", problem: "out of range",
             make: replacing("\"time\":1700000000.000,", with: "\"time\":1e999,")),
         Case(name: "not a regular file", problem: "not a regular file") { _ in "/dev/zero" },
         Case(name: "a file over the size limit (1 GiB, sparse)", problem: "over the 1.0 GB limit") { directory in

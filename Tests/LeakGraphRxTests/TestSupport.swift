@@ -113,6 +113,7 @@ let snapshotLock = Mutex<Void>(())
 func lifecycle(_ body: () -> Void) -> Outcome {
     snapshotLock.withLock { _ in
         let scope = LeakScope.run { runInFrame(body) }.scope
+        _ = settledLiveObjects(in: scope)
         var snapshot = LeakGraph.snapshot()
         for _ in 0..<5 {
             let again = LeakGraph.snapshot()
@@ -149,7 +150,21 @@ func lifecycleIgnoringForeignCaptures(_ body: () -> Void) -> Outcome {
 
 /// The objects of `scope` still alive (taken under the snapshot lock).
 func liveObjects(in scope: LeakScope) -> [ObjectInfo] {
-    snapshotLock.withLock { _ in LeakGraph.liveObjects(in: scope) }
+    snapshotLock.withLock { _ in settledLiveObjects(in: scope) }
+}
+
+/// What `scope` left alive, waiting (up to 300 ms) while objects are still going away: a
+/// snapshot taken by a test in another target may hold them for a moment, and they are freed
+/// when it lets go.
+func settledLiveObjects(in scope: LeakScope) -> [ObjectInfo] {
+    var alive = LeakGraph.liveObjects(in: scope, options: .declaredOnly)
+    for _ in 0..<60 where !alive.isEmpty {
+        usleep(5_000)
+        let again = LeakGraph.liveObjects(in: scope, options: .declaredOnly)
+        if again.isEmpty { return again }
+        alive = again
+    }
+    return alive
 }
 
 @inline(never)
