@@ -64,9 +64,9 @@ final class Registry: Sendable {
                 if let old = state.removeExternal(slot: slot) { dropped.append(old) }
             }
             guard trackIfNeeded else { return (nil, dropped) }
-            let slot = state.addObject(
+            let slot = state.addExternalObject(
                 address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
-                external: WeakReference(object: object))
+                reference: WeakReference(object: object))
             return (slot, dropped)
           }
         }

@@ -84,29 +84,15 @@ struct RegistryState {
         return slot
     }
 
-    mutating func addObject(
-        address: UInt, metadata: UInt, label: String?,
-        stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64, external: WeakReference?
+    /// Registers an object tracked through `LeakGraph.track`, held weakly.
+    mutating func addExternalObject(
+        address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64,
+        reference: WeakReference
     ) -> Int32 {
-        let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
-        let entry = ObjectSlot(
-            address: address, metadata: metadata, id: nextID, time: time, stack: stackID, scope: scope,
-            isExternal: external != nil, hasLabel: label != nil)
-        nextID &+= 1
-        liveCount += 1
-        let slot: Int32
-        if let free = freeObjects.popLast() {
-            slot = free
-            objects[Int(slot)] = entry
-        } else {
-            slot = Int32(objects.count)
-            objects.append(entry)
-        }
-        if let label { objectLabels[slot] = label }
-        if let external {
-            externals[address] = slot
-            weakReferences[slot] = external
-        }
+        let slot = addTrackedObject(address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
+        objects[Int(slot)].isExternal = true
+        externals[address] = slot
+        weakReferences[slot] = reference
         return slot
     }
 
