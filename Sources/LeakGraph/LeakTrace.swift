@@ -59,15 +59,33 @@ public enum LeakTrace {
         return lines.joined(separator: "\n")
     }
 
-    /// The edge to cut and the usual fix for a leaked cycle.
-    public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+    /// The edge whose removal frees a leaked cycle, and the usual way to remove it.
+    public struct Fix: Sendable, Hashable {
+        /// The edge to cut.
+        public var step: Cycle.PathStep
+        /// The edge as text: `SinkDisposer —sink→ MapSink<Int>`.
+        public var edge: String
+        /// What to change in the code.
+        public var advice: String
+    }
+
+    /// Labels that usually name a reference back up an ownership tree.
+    static let backReferenceWords = ["parent", "delegate", "owner", "observer", "handler", "callback", "target", "container"]
+
+    /// Chooses the edge to cut, in order of preference: a capture made by the user's own
+    /// closure (`[weak self]`); the subscription's `SinkDisposer` (dispose it, `disposed(by:)`);
+    /// a subject holding its subscriber; a Combine subscription; a capture inside LeakGraph's
+    /// primitives; a back reference (`parent`, `delegate`, …); the edge that closes the loop.
+    public static func fix(for cycle: Cycle, in snapshot: GraphSnapshot) -> Fix? {
         let steps = cycle.path
+        guard let last = steps.last else { return nil }
         func type(_ id: UInt64) -> String { snapshot.object(id)?.type ?? "?" }
+        func make(_ step: Cycle.PathStep, _ advice: String) -> Fix {
+            Fix(step: step, edge: "\(type(step.from)) —\(step.label)→ \(type(step.to))", advice: advice)
+        }
         func closure(of step: Cycle.PathStep) -> String? {
             snapshot.edges.first { $0.from == step.from && $0.to == step.to && $0.label == "capture" }?.closure
         }
-        // A capture made by the user's own closure is the usual culprit; one made inside
-        // LeakGraph's primitives is a symptom of an undisposed subscription instead.
         let captures = steps.filter { $0.label == "capture" }
         let userCapture = captures.first { step in
             guard let name = closure(of: step) else { return !type(step.from).hasPrefix("Anonymous") }
@@ -75,26 +93,42 @@ public enum LeakTrace {
         }
         if let capture = userCapture {
             let which = closure(of: capture).map { "the closure `\(shortClosure($0))`" } ?? "a closure kept by \(type(capture.from))"
-            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): \(which) captures \(type(capture.to)) strongly; "
-                + "capture it [weak self] (or [weak \(lowerFirst(type(capture.to)))])."
+            return make(
+                capture,
+                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))]).")
         }
-        if let disposer = steps.first(where: { type($0.from).hasPrefix("SinkDisposer") }) {
-            return "cut SinkDisposer —\(disposer.label)→ \(type(disposer.to)): the subscription was never disposed and its "
-                + "source never completed; keep the Disposable and dispose it, or add .disposed(by: bag) to a bag its owner releases."
+        if let disposer = steps.first(where: { baseName(type($0.from)) == "SinkDisposer" }) {
+            return make(
+                disposer,
+                "the subscription was never disposed and its source never completed; keep the Disposable that subscribe "
+                    + "returns and dispose it, or add .disposed(by: bag) to a bag its owner releases.")
         }
         if let subject = steps.first(where: { type($0.from).contains("Subject") }) {
-            return "cut \(type(subject.from)) —\(subject.label)→ \(type(subject.to)): the subject still holds its subscriber; "
-                + "dispose the subscription or complete the subject."
+            return make(subject, "the subject still holds its subscriber; dispose the subscription or complete the subject.")
         }
         if let subscription = steps.first(where: { $0.label == "subscription" || $0.label == "subscriber" }) {
-            return "cut \(type(subscription.from)) —\(subscription.label)→ \(type(subscription.to)): cancel the subscription "
-                + "(store the AnyCancellable and let it go, or call cancel())."
+            return make(subscription, "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).")
         }
         if let capture = captures.first {
-            return "cut \(type(capture.from)) —capture→ \(type(capture.to)): a closure captures it strongly; capture it weakly."
+            return make(capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.")
         }
-        guard let first = steps.first else { return "make one reference in the cycle weak." }
-        return "make \(type(first.from)).\(first.label) weak (or unowned), or clear it when \(type(first.from)) is done."
+        let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
+        return make(
+            back,
+            "make `\(back.label)` in \(type(back.from)) weak (`weak var`, or @WeakRef), or clear it when \(type(back.from)) is done; "
+                + "it points back to \(type(back.to)).")
+    }
+
+    /// The fix as one line: `cut <edge>: <advice>`.
+    public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+        guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
+        return "cut \(fix.edge): \(fix.advice)"
+    }
+
+    /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`.
+    static func baseName(_ type: String) -> String {
+        let plain = type.prefix { $0 != "<" }
+        return String(plain.split(separator: ".").last ?? plain)
     }
 
     private static func memberLines(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> [String] {
@@ -118,7 +152,7 @@ public enum LeakTrace {
     }
 
     private static func lowerFirst(_ text: String) -> String {
-        let base = text.prefix { $0 != "<" }
+        let base = baseName(text)
         return base.prefix(1).lowercased() + base.dropFirst()
     }
 }

@@ -17,7 +17,7 @@ struct ReportCommandTests {
         #expect(text.contains("1 × Child —parent→ Parent —child→ Child"))
         #expect(text.contains("Parent \"example\" #1  allocated at makePair() at Sources/App/Pair.swift:21"))
         #expect(text.contains("Child #2"))
-        #expect(text.contains("hint: remove Child —parent→ Parent: make `parent` in Child a weak reference"))
+        #expect(text.contains("hint: remove Child —parent→ Parent: make `parent` in Child weak"))
         #expect(text.contains("(pid 4242)"))
     }
 
