@@ -36,7 +36,7 @@ let package = Package(
         ),
         .testTarget(name: "LeakGraphCombineTests", dependencies: ["LeakGraphCombine", "LeakGraph"]),
         .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
-        .testTarget(name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph"]),
+        .testTarget(name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx"]),
         .target(
             name: "LeakGraphCLI",
             dependencies: ["LeakGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],

@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import LeakGraphTesting
 import Testing
@@ -20,6 +21,30 @@ struct DetectLeaksTraitTests {
             return text.contains("Leaked cycle (2 object(s)): Presenter —screen→ Screen —presenter→ Presenter")
                 && text.contains("Graph: ") && text.contains(".dot") && text.contains("Fix:")
         }
+    }
+
+    @Test("a leaked Rx subscription fails with the Sink ⇄ SinkDisposer path, the fix and the dot file, which exists")
+    func leakedSubscriptionFails() async throws {
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .milliseconds(20))
+        let test = try #require(Test.current)
+        let message = Locked("")
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { forgetSubscription() }
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            message.withLock { $0 = text }
+            return text.contains("Leaked cycle") && text.contains("—cancel→ SinkDisposer —sink→")
+                && text.contains(".disposed(by: bag)") && text.contains("Graph: ")
+        }
+        let text = message.withLock { $0 }
+        let dotPath = text.components(separatedBy: "Graph: ").last?.components(separatedBy: " ").first ?? ""
+        #expect(dotPath.hasSuffix(".dot"))
+        #expect(FileManager.default.fileExists(atPath: dotPath), "\(dotPath)")
+    }
+
+    @Test("the same subscription disposed by a released bag passes", .detectLeaks)
+    func disposedSubscriptionPasses() {
+        disposeSubscription()
     }
 
     @Test("ignored types are not reported")

@@ -1,4 +1,5 @@
 import LeakGraph
+import LeakGraphRx
 
 final class Screen: TrackedObject {
     @StrongRef var presenter: Presenter?
@@ -25,4 +26,28 @@ func noLeak() {
     let presenter = Presenter()
     screen.presenter = presenter
     presenter.weakScreen = screen
+}
+
+/// The classic forgotten subscription: a source that never completes, the Disposable ignored.
+@inline(never)
+func forgetSubscription() {
+    _ = Observable<Int>.create { observer in
+        observer.onNext(1)
+        return Disposables.create()
+    }
+    .map { $0 + 1 }
+    .subscribe(onNext: { _ in })
+}
+
+/// The same subscription kept in a bag that is released.
+@inline(never)
+func disposeSubscription() {
+    let bag = DisposeBag()
+    Observable<Int>.create { observer in
+        observer.onNext(1)
+        return Disposables.create()
+    }
+    .map { $0 + 1 }
+    .subscribe(onNext: { _ in })
+    .disposed(by: bag)
 }

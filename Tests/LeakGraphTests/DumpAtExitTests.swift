@@ -10,12 +10,15 @@ struct DumpAtExitTests {
             .appendingPathComponent("cycle-example")
     }
 
-    private func run(_ arguments: [String], dumpDirectory: String) throws -> (status: Int32, stderr: String) {
+    private func run(_ arguments: [String], dumpDirectory: String, environment extra: [String: String] = [:]) throws
+        -> (status: Int32, stderr: String)
+    {
         let process = Process()
         process.executableURL = Self.exampleBinary
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_DUMP_DIR"] = dumpDirectory
+        environment.merge(extra) { _, new in new }
         process.environment = environment
         let errors = Pipe()
         process.standardError = errors
@@ -63,6 +66,15 @@ struct DumpAtExitTests {
         #expect(dump.cycles.count == 1)
         #expect(dump.cycles[0].leaked == false)
         #expect(dump.leakedObjectIDs.isEmpty)
+    }
+
+    @Test("LEAKGRAPH=off tracks nothing")
+    func trackingOff() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run([], dumpDirectory: directory, environment: ["LEAKGRAPH": "off"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("0 live tracked object(s)"))
     }
 
     @Test("an unwritable dump folder gives one line on stderr and keeps the exit status")
