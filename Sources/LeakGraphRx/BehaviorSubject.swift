@@ -20,17 +20,17 @@ public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, O
 {
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
     private struct State: @unchecked Sendable {  // only accessed under `state`'s mutex
-        var observers = ObserverBag<Element>()
+        var observers = ObserverBag()
         var element: Element
         var stopEvent: Event<Element>?
         var disposed = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// Creates a subject whose current value is `value`.
     public init(value: Element) {
-        state = Mutex(State(element: value))
+        state = Locked(State(element: value))
         super.init()
     }
 
@@ -54,7 +54,7 @@ public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, O
 
     /// Stores an element as the current value and sends it; ignored after a terminal event.
     public func on(_ event: Event<Element>) {
-        let observers = state.locked { state -> [ObserverBag<Element>.Entry] in
+        let observers = state.locked { state -> ObserverBag.Entries in
             guard state.stopEvent == nil, !state.disposed else { return [] }
             if case .next(let element) = event {
                 state.element = element
@@ -89,7 +89,7 @@ public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, O
 
     /// Drops every observer; later subscriptions and `value()` fail.
     public func dispose() {
-        let observers = state.locked { state -> [ObserverBag<Element>.Entry] in
+        let observers = state.locked { state -> ObserverBag.Entries in
             state.disposed = true
             state.stopEvent = nil
             return state.observers.removeAll(owner: self)

@@ -74,7 +74,7 @@ final class CombineLatestSink<Partial, Complete, Observer: ObserverType>: Serial
         var done = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let count: Int
     private let complete: (Partial) -> Complete?
     private let resultSelector: (Complete) throws -> Observer.Element
@@ -84,7 +84,7 @@ final class CombineLatestSink<Partial, Complete, Observer: ObserverType>: Serial
         resultSelector: @escaping (Complete) throws -> Observer.Element, observer: Observer, cancel: Cancelable
     ) {
         self.count = count
-        self.state = Mutex(State(partial: partial))
+        self.state = Locked(State(partial: partial))
         self.complete = complete
         self.resultSelector = resultSelector
         super.init(observer: observer, cancel: cancel)

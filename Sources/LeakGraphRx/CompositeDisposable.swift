@@ -24,7 +24,7 @@ public final class CompositeDisposable: TrackedObject, Cancelable, @unchecked Se
         var nextKey = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty group.
     public override init(label: String? = nil) {

@@ -36,7 +36,7 @@ private final class ConcatSink<Observer: ObserverType>: Sink<Observer>, Observer
 
     private let sources: [Observable<Element>]
     private let current = SerialDisposable()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(sources: [Observable<Element>], observer: Observer, cancel: Cancelable) {
         self.sources = sources

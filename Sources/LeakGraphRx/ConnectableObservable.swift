@@ -57,11 +57,11 @@ final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: 
         var disposed = false
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let subject: Subject
 
     init(parent: ConnectableObservableAdapter<Subject>, subject: Subject) {
-        self.state = Mutex(State(parent: parent))
+        self.state = Locked(State(parent: parent))
         self.subject = subject
         super.init()
         addTrackedEdge(to: parent, label: .parent)
@@ -118,7 +118,7 @@ final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType &
     private let fixedSubject: Subject?
     /// Makes one subject per connection (`multicast(makeSubject:)`).
     private let makeSubject: (() -> Subject)?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An adapter making a subject per connection.
     init(source: Observable<Subject.Element>, makeSubject: @escaping () -> Subject) {

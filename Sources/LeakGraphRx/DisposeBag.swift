@@ -19,7 +19,7 @@ public final class DisposeBag: TrackedObject, @unchecked Sendable {
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty bag.
     public override init(label: String? = nil) {

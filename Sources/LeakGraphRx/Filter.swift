@@ -22,11 +22,13 @@ private final class FilterSink<Observer: ObserverType>: Sink<Observer>, Observer
     }
 
     func onNext(_ element: Element) {
+        let accepted: Bool
         do {
-            if try predicate(element) { forwardNext(element) }
+            accepted = try predicate(element)
         } catch {
-            forwardTerminalAndDispose(.error(error))
+            return forwardError(error)
         }
+        if accepted { forwardNext(element) }
     }
 
     func on(_ event: Event<Element>) {

@@ -79,7 +79,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
     private let group = CompositeDisposable()
     private let sourceSubscription = SingleAssignmentDisposable()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         selector: @escaping (SourceElement) throws -> Observable<Observer.Element>, observer: Observer,

@@ -45,7 +45,7 @@ private final class SwitchSink<SourceElement, Observer: ObserverType>: Serializi
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
     private let sourceSubscription = SingleAssignmentDisposable()
     private let innerSubscription = SerialDisposable()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(
         selector: @escaping (SourceElement) throws -> Observable<Observer.Element>, observer: Observer,

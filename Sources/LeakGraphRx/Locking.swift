@@ -1,3 +1,4 @@
+import LeakGraph
 import Synchronization
 
 /// A value that crosses isolation boundaries under a guarantee the compiler cannot check (a
@@ -13,5 +14,13 @@ extension Mutex where Value: Sendable {
     @inline(__always)
     func locked<Result>(_ body: (inout Value) -> Result) -> Result {
         withLock { value in UncheckedSendable(body(&value)) }.value
+    }
+}
+
+extension Locked {
+    /// `withLock` under the name the operators use.
+    @inline(__always)
+    func locked<Result>(_ body: (inout State) -> Result) -> Result {
+        withLock(body)
     }
 }

@@ -20,11 +20,13 @@ private final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observe
     }
 
     func onNext(_ element: SourceElement) {
+        let result: Observer.Element
         do {
-            forwardNext(try transform(element))
+            result = try transform(element)
         } catch {
-            forwardTerminalAndDispose(.error(error))
+            return forwardError(error)
         }
+        forwardNext(result)
     }
 
     func on(_ event: Event<SourceElement>) {

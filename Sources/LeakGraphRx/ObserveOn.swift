@@ -20,7 +20,7 @@ private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, Obser
     }
 
     private let scheduler: ImmediateSchedulerType
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler

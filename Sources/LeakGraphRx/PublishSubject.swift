@@ -1,5 +1,4 @@
 import LeakGraph
-import Synchronization
 
 /// A subject that multicasts each event to the observers subscribed at that moment.
 ///
@@ -21,14 +20,11 @@ import Synchronization
 public final class PublishSubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
     UnsubscribeType, @unchecked Sendable
 {
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
-    private struct State: @unchecked Sendable {  // only accessed under `state`'s mutex
-        var observers = ObserverBag<Element>()
-        var stopEvent: Event<Element>?
-        var disposed = false
-    }
-
-    private let state = Mutex(State())
+    // @unchecked Sendable: all mutable state is in `state` or `stopEvent`, behind `state`'s lock.
+    private let state = Locked(SubjectState())
+    /// The terminal event; read and written only under `state`'s lock (and only once
+    /// `state.stopped` says there is one), so the event path never touches `Event<Element>?`.
+    private var stopEvent: Event<Element>?
 
     /// Creates a subject with no observers.
     public override init(label: String? = nil) {
@@ -44,7 +40,7 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
     /// Sends `element` to the current observers; ignored after a terminal event.
     public func onNext(_ element: Element) {
         let observers = state.locked { state in
-            state.stopEvent == nil && !state.disposed ? state.observers.entries : []
+            state.stopped || state.disposed ? ObserverBag.Entries() : state.observers.entries
         }
         ObserverBag.dispatchNext(observers, element)
     }
@@ -54,28 +50,40 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
         if case .next(let element) = event {
             onNext(element)
         } else {
-            let observers = state.locked { state -> [ObserverBag<Element>.Entry] in
-                guard state.stopEvent == nil, !state.disposed else { return [] }
-                state.stopEvent = event
-                return state.observers.removeAll(owner: self)
-            }
-            ObserverBag.dispatch(observers, event)
+            terminate(event)
         }
+    }
+
+    @inline(never)
+    private func terminate(_ event: Event<Element>) {
+        let observers = state.locked { state -> ObserverBag.Entries in
+            guard !state.stopped, !state.disposed else { return [] }
+            state.stopped = true
+            stopEvent = event
+            return state.observers.removeAll(owner: self)
+        }
+        ObserverBag.dispatch(observers, event)
     }
 
     /// Subscribes `observer` to later events (or sends the terminal event at once).
     public override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
-        let result = state.locked { state -> (key: Int?, event: Event<Element>?) in
-            if state.disposed { return (nil, .error(RxError.disposed(object: self))) }
-            if let stopEvent = state.stopEvent { return (nil, stopEvent) }
-            return (state.observers.insert(observer, owner: self), nil)
+        let key = state.locked { state -> Int? in
+            state.stopped || state.disposed ? nil : state.observers.insert(observer, owner: self)
         }
-        guard let key = result.key else {
-            if let event = result.event { observer.on(event) }
-            return Disposables.create()
-        }
+        guard let key else { return subscribeAfterEnd(observer) }
         return SubjectSubscription(owner: self, key: key)
+    }
+
+    @inline(never)
+    private func subscribeAfterEnd<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        let event = state.locked { state -> Event<Element>? in
+            if state.disposed { return .error(RxError.disposed(object: self)) }
+            return stopEvent
+        }
+        if let event { observer.on(event) }
+        return Disposables.create()
     }
 
     func unsubscribe(key: Int) {
@@ -88,11 +96,21 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
 
     /// Drops every observer; later subscriptions receive an error.
     public func dispose() {
-        let observers = state.locked { state -> [ObserverBag<Element>.Entry] in
+        let (observers, event) = state.locked { state -> (ObserverBag.Entries, Event<Element>?) in
             state.disposed = true
-            state.stopEvent = nil
-            return state.observers.removeAll(owner: self)
+            let event = stopEvent
+            stopEvent = nil
+            return (state.observers.removeAll(owner: self), event)
         }
         _ = observers
+        _ = event
     }
+}
+
+/// A subject's lock state; not generic, so taking the lock costs no metadata lookup.
+struct SubjectState {
+    var observers = ObserverBag()
+    /// Whether a terminal event was received (the event itself is the subject's `stopEvent`).
+    var stopped = false
+    var disposed = false
 }

@@ -44,7 +44,7 @@ private final class RefCount<Element>: Producer<Element>, @unchecked Sendable {
     }
 
     let source: ConnectableObservable<Element>
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(source: ConnectableObservable<Element>) {
         self.source = source

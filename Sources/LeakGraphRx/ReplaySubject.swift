@@ -17,13 +17,13 @@ public final class ReplaySubject<Element>: Observable<Element>, SubjectType, Obs
 {
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
     private struct State: @unchecked Sendable {  // only accessed under `state`'s mutex
-        var observers = ObserverBag<Element>()
+        var observers = ObserverBag()
         var buffer: [Element] = []
         var stopEvent: Event<Element>?
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let bufferSize: Int
 
     private init(bufferSize: Int) {
@@ -50,7 +50,7 @@ public final class ReplaySubject<Element>: Observable<Element>, SubjectType, Obs
     /// Buffers and sends an element, or terminates; ignored after a terminal event.
     public func on(_ event: Event<Element>) {
         let bufferSize = self.bufferSize
-        let result = state.locked { state -> (observers: [ObserverBag<Element>.Entry], dropped: [Element]) in
+        let result = state.locked { state -> (observers: ObserverBag.Entries, dropped: [Element]) in
             guard state.stopEvent == nil, !state.disposed else { return ([], []) }
             if case .next(let element) = event {
                 var dropped: [Element] = []
@@ -92,7 +92,7 @@ public final class ReplaySubject<Element>: Observable<Element>, SubjectType, Obs
 
     /// Drops every observer and the buffer.
     public func dispose() {
-        let dropped = state.locked { state -> ([ObserverBag<Element>.Entry], [Element]) in
+        let dropped = state.locked { state -> (ObserverBag.Entries, [Element]) in
             state.disposed = true
             state.stopEvent = nil
             let buffer = state.buffer

@@ -17,7 +17,7 @@ public final class SerialDisposable: TrackedObject, Cancelable, @unchecked Senda
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty serial disposable.
     public override init(label: String? = nil) {

@@ -14,7 +14,7 @@ class SerializingSink<Observer: ObserverType>: Sink<Observer>, @unchecked Sendab
         var pending: [Event<Observer.Element>] = []
     }
 
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
 
     /// Delivers `event` (a terminal event also disposes the subscription), serialised with
     /// every other `serialForward`.

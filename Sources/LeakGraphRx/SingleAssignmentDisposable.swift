@@ -10,7 +10,7 @@ public final class SingleAssignmentDisposable: TrackedObject, Cancelable, @unche
         var assigned = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty single-assignment disposable.
     public override init(label: String? = nil) {

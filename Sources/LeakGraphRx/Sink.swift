@@ -65,6 +65,13 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable, @unchecked
         dispose()
     }
 
+    /// Forwards `.error(error)` once, then disposes the subscription. Out of line, so that the
+    /// `Event` it builds costs its callers' element paths no metadata lookup.
+    @inline(never)
+    final func forwardError(_ error: Swift.Error) {
+        forwardTerminalAndDispose(.error(error))
+    }
+
     /// Stops forwarding and disposes the subscription through the ``SinkDisposer``.
     /// Subclasses that override it call `super.dispose()`.
     public func dispose() {

@@ -77,7 +77,7 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
         var done = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let count: Int
     private let pop: (inout Queues) -> Complete?
     private let isEmpty: (Queues, Int) -> Bool
@@ -89,7 +89,7 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
         observer: Observer, cancel: Cancelable
     ) {
         self.count = count
-        self.state = Mutex(State(queues: queues))
+        self.state = Locked(State(queues: queues))
         self.pop = pop
         self.isEmpty = isEmpty
         self.resultSelector = resultSelector
