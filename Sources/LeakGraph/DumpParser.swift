@@ -30,24 +30,81 @@ struct DumpParseError: Error, Sendable {
 struct DumpFieldTable: Sendable {
     /// The names, in the caller's order: a match returns the index in this array.
     let names: [String]
-    fileprivate let bytes: [[UInt8]]
+    /// All names' UTF-8 back to back; name `i` is `flat[starts[i]..<starts[i + 1]]`. One flat
+    /// buffer, because nested arrays cost a retain and release per comparison.
+    private let flat: [UInt8]
+    private let starts: [Int]
 
     init(_ names: String...) {
         self.names = names
-        self.bytes = names.map { Array($0.utf8) }
+        var flat: [UInt8] = []
+        var starts = [0]
+        for name in names {
+            flat += name.utf8
+            starts.append(flat.count)
+        }
+        self.flat = flat
+        self.starts = starts
     }
 
     /// The index of the name equal to `key`, or -1; `hint` is tried first because writers emit
     /// fields in a fixed order, so the next field is almost always the one after the last.
     func index(of key: UnsafeRawBufferPointer, hint: Int) -> Int {
-        if hint >= 0 && hint < bytes.count && Self.equal(bytes[hint], key) { return hint }
-        for index in bytes.indices where index != hint && Self.equal(bytes[index], key) { return index }
+        if hint >= 0 && hint < names.count && equal(hint, key) { return hint }
+        for index in names.indices where index != hint && equal(index, key) { return index }
         return -1
     }
 
-    private static func equal(_ name: [UInt8], _ key: UnsafeRawBufferPointer) -> Bool {
-        guard name.count == key.count else { return false }
-        for offset in 0..<name.count where name[offset] != key[offset] { return false }
+    /// If name `index` followed by a closing quote is at `pointer` (with `available` bytes
+    /// readable), the number of bytes that covers; else nil. Lets the parser match the expected
+    /// key without scanning it as a string first.
+    @inline(__always)
+    func quotedLength(of index: Int, at pointer: UnsafeRawPointer, available: Int) -> Int? {
+        guard index >= 0 && index < names.count else { return nil }
+        let start = starts[index]
+        let length = starts[index + 1] - start
+        guard length < available, pointer.load(fromByteOffset: length, as: UInt8.self) == UInt8(ascii: "\"") else {
+            return nil
+        }
+        let same = flat.withUnsafeBytes { names in
+            guard let names = names.baseAddress else { return length == 0 }
+            return Self.equal(names + start, pointer, length)
+        }
+        return same ? length + 1 : nil
+    }
+
+    /// Compares short byte runs inline: calling `memcmp` for a 2- to 17-byte key costs more
+    /// than the comparison.
+    @inline(__always)
+    private static func equal(_ left: UnsafeRawPointer, _ right: UnsafeRawPointer, _ count: Int) -> Bool {
+        guard count >= 8 else {
+            for offset in 0..<count
+            where left.load(fromByteOffset: offset, as: UInt8.self)
+                != right.load(fromByteOffset: offset, as: UInt8.self)
+            {
+                return false
+            }
+            return true
+        }
+        var offset = 0
+        while offset &+ 8 <= count {
+            guard
+                left.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == right.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
+            offset &+= 8
+        }
+        // The last word overlaps the previous one rather than reading past the end.
+        return offset == count
+            || left.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+                == right.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+    }
+
+    private func equal(_ index: Int, _ key: UnsafeRawBufferPointer) -> Bool {
+        let start = starts[index]
+        let length = starts[index + 1] - start
+        guard length == key.count else { return false }
+        for offset in 0..<length where flat[start + offset] != key[offset] { return false }
         return true
     }
 }
@@ -206,6 +263,15 @@ struct DumpParser {
             throw syntaxError("expected ',' or '}'")
         }
         guard current == UInt8(ascii: "\"") else { throw syntaxError("expected a string key") }
+        if let base,
+            let length = table.quotedLength(of: hint, at: base + (position &+ 1), available: count &- position &- 1)
+        {
+            position &+= 1 &+ length
+            skipWhitespace()
+            guard byte(at: position) == UInt8(ascii: ":") else { throw syntaxError("expected ':'") }
+            position &+= 1
+            return hint
+        }
         let token = try scanString()
         let index: Int
         if token.escaped {
@@ -302,6 +368,18 @@ struct DumpParser {
 
     private mutating func literal(_ text: StaticString) throws(DumpParseError) {
         let start = position
+        // `null`, `true` and the `fals` of `false` compare as one 4-byte word.
+        if let base, start &+ 5 <= count {
+            let word = base.loadUnaligned(fromByteOffset: start, as: UInt32.self)
+            let expected = UnsafeRawPointer(text.utf8Start).loadUnaligned(as: UInt32.self)
+            if word == expected
+                && (text.utf8CodeUnitCount == 4
+                    || base.load(fromByteOffset: start &+ 4, as: UInt8.self) == UInt8(ascii: "e"))
+            {
+                position = start &+ text.utf8CodeUnitCount
+                return
+            }
+        }
         let expected = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
         for (offset, wanted) in expected.enumerated() where byte(at: start &+ offset) != wanted {
             throw syntaxError("expected '\(text)'", at: start &+ offset)
@@ -486,6 +564,23 @@ struct DumpParser {
         var offset = start
         var escaped = false
         var high: UInt8 = 0
+        // Eight bytes at a time while none of them is a quote, a backslash or a control
+        // character (the usual case: most strings have no escapes).
+        if let base {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            var highs: UInt64 = 0
+            while offset &+ 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special =
+                    ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+                guard special & (ones &* 0x80) == 0 else { break }
+                highs |= word
+                offset &+= 8
+            }
+            if highs & (ones &* 0x80) != 0 { high = 0x80 }
+        }
         while true {
             let current = byte(at: offset)
             if current == UInt8(ascii: "\"") { break }
@@ -641,6 +736,15 @@ struct DumpParser {
         skipWhitespace()
         guard byte(at: position) == UInt8(ascii: "\"") else { throw typeError(expected: "a string") }
         let start = position
+        if let base {
+            // The common case: one of the names exactly, without escapes.
+            for index in table.names.indices {
+                if let length = table.quotedLength(of: index, at: base + (start &+ 1), available: count &- start &- 1) {
+                    position = start &+ 1 &+ length
+                    return index
+                }
+            }
+        }
         let token = try scanString()
         let index: Int
         if token.escaped {

@@ -527,12 +527,8 @@ struct LeakGraphDumpPerformanceTests {
     /// that the writer's memory does not count against the reader's peak.
     private func writeMillionObjectDump(to path: String) throws -> Int {
         let count = 1_000_000
-        guard
+        guard FileManager.default.createFile(atPath: path, contents: nil),
             let file = FileHandle(forWritingAtPath: path)
-                ?? {
-                    FileManager.default.createFile(atPath: path, contents: nil)
-                    return FileHandle(forWritingAtPath: path)
-                }()
         else { throw DumpError(path: path, problem: "cannot be created") }
         defer { try? file.close() }
         var size = 0
