@@ -78,7 +78,9 @@ struct ClosureScanner {
         if kind == 0x500 {
             let offset = UInt(metadata.load(fromByteOffset: 8, as: UInt32.self))
             let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
-            guard boxed != 0, map.readableBytes(at: boxed) >= 8, let type = UnsafeRawPointer(bitPattern: boxed) else { return nil }
+            guard boxed != 0, map.readableBytes(at: boxed) >= 8, let type = UnsafeRawPointer(bitPattern: boxed) else {
+                return nil
+            }
             return offset + UInt(layout(of: unsafeBitCast(type, to: Any.Type.self)).size)
         }
         let descriptorWord = metadata.load(fromByteOffset: 16, as: UInt.self)
@@ -92,7 +94,8 @@ struct ClosureScanner {
         }
         var offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self)) + bindings * 8
         for index in 0..<typeCount {
-            guard let name = relativeTarget(descriptor + 12 + index * 4), map.readableBytes(at: UInt(bitPattern: name)) > 0,
+            guard let name = relativeTarget(descriptor + 12 + index * 4),
+                map.readableBytes(at: UInt(bitPattern: name)) > 0,
                 let (size, alignment) = captureLayout(name)
             else { return nil }
             offset = (offset + alignment - 1) / alignment * alignment + size

@@ -1,9 +1,9 @@
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Process-wide switches read on the allocation hot path; each is one relaxed atomic load.
@@ -33,14 +33,16 @@ final class Configuration: Sendable {
             }
         }
         #if LEAKGRAPH_DISABLED
-        enabled = false
+            enabled = false
         #endif
         var mode = StackCaptureMode.all(depth: StackCaptureMode.defaultDepth)
         if let text = environment["LEAKGRAPH_STACKS"] {
             if let parsed = StackCaptureMode(parsing: text) {
                 mode = parsed
             } else {
-                warn("LEAKGRAPH_STACKS=\(text) is not valid (use off, all[:depth] or sampled[:every[:depth]]); using \(mode)")
+                warn(
+                    "LEAKGRAPH_STACKS=\(text) is not valid (use off, all[:depth] or sampled[:every[:depth]]); using \(mode)"
+                )
             }
         }
         self.enabled = Atomic(enabled)

@@ -39,8 +39,12 @@ public enum DotExporter {
     }
 
     /// Renders `snapshot` as dot text.
-    public static func render(_ snapshot: GraphSnapshot, report: LeakReport? = nil, options: Options = Options()) -> String {
-        let snapshot = snapshot.stacks.contains(where: \.needsSymbolication) || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
+    public static func render(_ snapshot: GraphSnapshot, report: LeakReport? = nil, options: Options = Options())
+        -> String
+    {
+        let snapshot =
+            snapshot.stacks.contains(where: \.needsSymbolication)
+                || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
             ? Symbolicator.symbolicate(snapshot) : snapshot
         let report = report ?? LeakDetector.analyze(snapshot)
         return render(
@@ -123,7 +127,8 @@ public enum DotExporter {
             } else {
                 colors = ("#eeeeee", "#888888")
             }
-            out += "  n\(id) [label=\(quote(lines.joined(separator: "\n"))), fillcolor=\"\(colors.fill)\", color=\"\(colors.line)\"];\n"
+            out +=
+                "  n\(id) [label=\(quote(lines.joined(separator: "\n"))), fillcolor=\"\(colors.fill)\", color=\"\(colors.line)\"];\n"
         }
         for edge in edges where chosenSet.contains(edge.from) && chosenSet.contains(edge.to) {
             var attributes: [String] = []

@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The files one dump wrote.
@@ -26,7 +26,8 @@ extension LeakGraph {
     ///   - renderSVG: Also render an SVG with Graphviz when it is installed.
     /// - Returns: The paths written, and the report.
     @discardableResult
-    public static func writeDump(to directory: String, name: String? = nil, renderSVG: Bool = false) throws(SafeFileWriter.Failure)
+    public static func writeDump(to directory: String, name: String? = nil, renderSVG: Bool = false)
+        throws(SafeFileWriter.Failure)
         -> (files: DumpFiles, report: LeakReport)
     {
         let found = findLeaks()

@@ -29,7 +29,9 @@ extension LeakGraph {
     /// ```
     public static func expectDeallocation(
         of object: AnyObject, within seconds: TimeInterval = 1,
-        handler: @escaping @Sendable (DeallocationFailure) -> Void = { FileHandle.standardError.write(Data(($0.description + "\n").utf8)) }
+        handler: @escaping @Sendable (DeallocationFailure) -> Void = {
+            FileHandle.standardError.write(Data(($0.description + "\n").utf8))
+        }
     ) {
         let reference = WeakBox(object)
         let typeName = String(describing: type(of: object))
@@ -50,8 +52,13 @@ extension LeakGraph {
                 explanation = LeakTrace.describe(snapshot, report: report, objects: [id])
                 if explanation.isEmpty, let count = info?.strongRetainCount {
                     let holders = snapshot.edges.filter { $0.to == id && $0.kind == .strong }
-                    explanation = "  held by \(count) strong reference(s)"
-                        + (holders.isEmpty ? "" : ": " + holders.map { "\(LeakTrace.name($0.from, snapshot)) —\($0.label)→" }.joined(separator: ", "))
+                    explanation =
+                        "  held by \(count) strong reference(s)"
+                        + (holders.isEmpty
+                            ? ""
+                            : ": "
+                                + holders.map { "\(LeakTrace.name($0.from, snapshot)) —\($0.label)→" }.joined(
+                                    separator: ", "))
                 }
             }
             handler(DeallocationFailure(object: info, typeName: typeName, deadline: seconds, explanation: explanation))

@@ -72,7 +72,9 @@ final class ExternalSymbolizer: Sendable {
     func simplifiedDemangle(_ name: String) -> String? {
         if let cached = demangled.withLock({ $0[name] }) { return cached }
         guard let demangler else { return nil }
-        guard let output = Self.run(demangler, arguments: ["--simplified", "--compact", name], input: nil) else { return nil }
+        guard let output = Self.run(demangler, arguments: ["--simplified", "--compact", name], input: nil) else {
+            return nil
+        }
         let result = output.trimmingCharacters(in: .whitespacesAndNewlines)
         demangled.withLock { $0[name] = result }
         return result
@@ -83,7 +85,8 @@ final class ExternalSymbolizer: Sendable {
         guard let demangler else { return }
         let missing = demangled.withLock { cache in names.filter { cache[$0] == nil } }
         guard !missing.isEmpty,
-            let output = Self.run(demangler, arguments: ["--simplified", "--compact"], input: missing.joined(separator: "\n") + "\n")
+            let output = Self.run(
+                demangler, arguments: ["--simplified", "--compact"], input: missing.joined(separator: "\n") + "\n")
         else { return }
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= missing.count else { return }

@@ -76,12 +76,15 @@ final class FieldLayout: Sendable {
                 current = _getSuperclass(cls)
             }
             for cls in chain.reversed() {
-                guard let own = descriptorOwnerships(metadata: unsafeBitCast(cls, to: UnsafeRawPointer.self), isClass: true)
+                guard
+                    let own = descriptorOwnerships(
+                        metadata: unsafeBitCast(cls, to: UnsafeRawPointer.self), isClass: true)
                 else { ownerships = []; break }
                 ownerships += own
             }
         case .structure:
-            ownerships = descriptorOwnerships(metadata: unsafeBitCast(type, to: UnsafeRawPointer.self), isClass: false) ?? []
+            ownerships =
+                descriptorOwnerships(metadata: unsafeBitCast(type, to: UnsafeRawPointer.self), isClass: false) ?? []
         case .tuple:
             break
         default:
@@ -139,9 +142,9 @@ final class FieldLayout: Sendable {
     /// Reads the field descriptor of one nominal type. nil when it has none or looks malformed.
     private static func descriptorOwnerships(metadata: UnsafeRawPointer, isClass: Bool) -> [FieldOwnership]? {
         #if os(Linux)
-        let descriptionOffset = isClass ? 40 : 8
+            let descriptionOffset = isClass ? 40 : 8
         #else
-        let descriptionOffset = isClass ? 64 : 8
+            let descriptionOffset = isClass ? 64 : 8
         #endif
         guard let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UnsafeRawPointer?.self),
             let fields = relativeTarget(descriptor + 16)

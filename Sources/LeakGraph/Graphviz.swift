@@ -12,7 +12,8 @@ public enum Graphviz {
     public static var dotExecutable: String? { ExternalSymbolizer.find("dot", includingDefaultFolders: false) }
 
     /// The hint printed when `dot` is missing.
-    public static let installHint = "Graphviz is not installed: install it with `sudo apt-get install -y graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS)"
+    public static let installHint =
+        "Graphviz is not installed: install it with `sudo apt-get install -y graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS)"
 
     /// Renders `dotFile` to `output` in `format` (`svg`, `png`, `pdf`).
     ///
@@ -32,7 +33,9 @@ public enum Graphviz {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch { throw Failure(description: "cannot run \(dot): \(error.localizedDescription)") }
+        do { try process.run() } catch {
+            throw Failure(description: "cannot run \(dot): \(error.localizedDescription)")
+        }
         let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: timer)
         let message = errors.fileHandleForReading.readDataToEndOfFile()
@@ -42,7 +45,8 @@ public enum Graphviz {
             throw Failure(description: "\(dotFile): dot did not finish within \(Int(timeout)) s (graph too large?)")
         }
         guard process.terminationStatus == 0 else {
-            let text = String(decoding: message, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "failed"
+            let text =
+                String(decoding: message, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? "failed"
             throw Failure(description: "\(dotFile): dot failed: \(text)")
         }
     }

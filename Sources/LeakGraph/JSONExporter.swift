@@ -25,7 +25,9 @@ public enum JSONExporter {
     ///   - report: Its analysis; computed when nil.
     ///   - processID: Written as `pid`.
     public static func render(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil) -> String {
-        let snapshot = snapshot.stacks.contains(where: \.needsSymbolication) || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
+        let snapshot =
+            snapshot.stacks.contains(where: \.needsSymbolication)
+                || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
             ? Symbolicator.symbolicate(snapshot) : snapshot
         let report = report ?? LeakDetector.analyze(snapshot)
         var out = ""

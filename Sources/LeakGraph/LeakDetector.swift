@@ -240,7 +240,8 @@ private struct Verdicts {
                     if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
                         retainedMembers[node] = cycles.count
                         cycle.unexplainedHolders.append(
-                            Cycle.Holder(object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
+                            Cycle.Holder(
+                                object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
                     }
                 }
             }
@@ -251,7 +252,9 @@ private struct Verdicts {
             for node in 0..<count {
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                     let target = Int(graph.targets[edge])
-                    guard component[target] != component[node], let cycleIndex = retainedMembers[target] else { continue }
+                    guard component[target] != component[node], let cycleIndex = retainedMembers[target] else {
+                        continue
+                    }
                     let targetID = snapshot.objects[target].id
                     if let holder = cycles[cycleIndex].unexplainedHolders.firstIndex(where: { $0.object == targetID }) {
                         cycles[cycleIndex].unexplainedHolders[holder].knownHolders.append(snapshot.objects[node].id)
@@ -259,7 +262,11 @@ private struct Verdicts {
                 }
             }
         }
-        cycles.sort { ($0.leaked ? 0 : 1, $0.signature, $0.objects.first ?? 0) < ($1.leaked ? 0 : 1, $1.signature, $1.objects.first ?? 0) }
+        cycles.sort {
+            ($0.leaked ? 0 : 1, $0.signature, $0.objects.first ?? 0) < (
+                $1.leaked ? 0 : 1, $1.signature, $1.objects.first ?? 0
+            )
+        }
 
         var unknownOwners: [UnknownOwner] = []
         var finished: [UInt64] = []
@@ -271,7 +278,8 @@ private struct Verdicts {
             else { continue }
             unknownOwners.append(UnknownOwner(object: object.id, unexplained: retainCount - graph.inWeight[node]))
         }
-        return LeakReport(cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
+        return LeakReport(
+            cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
     }
 
     /// One loop through the component, from its canonical start, found breadth-first.
@@ -294,7 +302,11 @@ private struct Verdicts {
                 }
             }
             if sortNeighbours {
-                list.sort { ($0.label, objects[$0.target].type, objects[$0.target].id) < ($1.label, objects[$1.target].type, objects[$1.target].id) }
+                list.sort {
+                    ($0.label, objects[$0.target].type, objects[$0.target].id) < (
+                        $1.label, objects[$1.target].type, objects[$1.target].id
+                    )
+                }
             }
             return list
         }
@@ -322,7 +334,8 @@ private struct Verdicts {
             steps.append(Cycle.PathStep(from: objects[closing.node].id, to: objects[start].id, label: closing.label))
             var node = closing.node
             while node != start, let previous = parent[node] {
-                steps.append(Cycle.PathStep(from: objects[previous.node].id, to: objects[node].id, label: previous.label))
+                steps.append(
+                    Cycle.PathStep(from: objects[previous.node].id, to: objects[node].id, label: previous.label))
                 node = previous.node
             }
             steps.reverse()

@@ -99,7 +99,7 @@ public enum LeakGraph {
         get { Configuration.shared.enabled.load(ordering: .relaxed) }
         set {
             #if !LEAKGRAPH_DISABLED
-            Configuration.shared.enabled.store(newValue, ordering: .relaxed)
+                Configuration.shared.enabled.store(newValue, ordering: .relaxed)
             #endif
         }
     }
@@ -138,9 +138,11 @@ extension TrackedObject {
 
     /// Like ``addTrackedEdge(to:kind:label:)``, recording the caller's stack as the edge's site
     /// when stacks are on.
-    public final func addTrackedEdgeRecordingSite(to target: TrackedObject, kind: EdgeKind = .strong, label: EdgeLabel) {
+    public final func addTrackedEdgeRecordingSite(to target: TrackedObject, kind: EdgeKind = .strong, label: EdgeLabel)
+    {
         guard leakGraphSlot >= 0, target.leakGraphSlot >= 0 else { return }
-        Registry.shared.addEdge(from: leakGraphSlot, to: target.leakGraphSlot, kind: kind, label: label.id, recordSite: true)
+        Registry.shared.addEdge(
+            from: leakGraphSlot, to: target.leakGraphSlot, kind: kind, label: label.id, recordSite: true)
     }
 
     /// Removes one reference declared with ``addTrackedEdge(to:kind:label:)``.

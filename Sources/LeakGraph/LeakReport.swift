@@ -22,7 +22,8 @@ public struct LeakReport: Sendable, Hashable {
 
     /// Creates a report (tools build filtered reports this way).
     public init(
-        cycles: [Cycle], leakedObjectIDs: Set<UInt64>, unknownOwners: [UnknownOwner] = [], finishedButHeld: [UInt64] = []
+        cycles: [Cycle], leakedObjectIDs: Set<UInt64>, unknownOwners: [UnknownOwner] = [],
+        finishedButHeld: [UInt64] = []
     ) {
         self.cycles = cycles
         self.leakedObjectIDs = leakedObjectIDs

@@ -27,7 +27,8 @@ public struct LeakScope: Sendable, Hashable {
     private static let started = Atomic<Int>(0)
 
     private static func begin() -> (scope: LeakScope, startedBefore: Int, alone: Bool) {
-        let scope = LeakScope(id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
+        let scope = LeakScope(
+            id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
         let open = Configuration.shared.openScopes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         let startedBefore = started.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         return (scope, startedBefore, open == 1)
@@ -36,7 +37,8 @@ public struct LeakScope: Sendable, Hashable {
     private static func end(_ begun: (scope: LeakScope, startedBefore: Int, alone: Bool)) -> LeakScope {
         let open = Configuration.shared.openScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
         var scope = begun.scope
-        scope.ranAlone = begun.alone && open == 1 && started.load(ordering: .sequentiallyConsistent) == begun.startedBefore
+        scope.ranAlone =
+            begun.alone && open == 1 && started.load(ordering: .sequentiallyConsistent) == begun.startedBefore
         return scope
     }
 

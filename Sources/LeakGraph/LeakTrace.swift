@@ -27,8 +27,10 @@ public enum LeakTrace {
         let inCycles = Set(cycles.flatMap(\.objects))
         let leakedOutside = report.leakedObjectIDs.filter { relevant($0) && !inCycles.contains($0) }.sorted()
         if !leakedOutside.isEmpty {
-            lines.append("Kept alive only by the leaked cycles: " + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
-                + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
+            lines.append(
+                "Kept alive only by the leaked cycles: "
+                    + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
+                    + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
         }
         for cycle in cycles where !cycle.leaked {
             lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
@@ -36,7 +38,9 @@ public enum LeakTrace {
                 var text = "  \(name(holder.object, snapshot)) is held from outside"
                 if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }
                 if !holder.knownHolders.isEmpty {
-                    text += (holder.unexplained > 0 ? " and" : " by") + " " + holder.knownHolders.map { name($0, snapshot) }.joined(separator: ", ")
+                    text +=
+                        (holder.unexplained > 0 ? " and" : " by") + " "
+                        + holder.knownHolders.map { name($0, snapshot) }.joined(separator: ", ")
                 }
                 lines.append(text)
             }
@@ -44,17 +48,22 @@ public enum LeakTrace {
         }
         let unknown = report.unknownOwners.filter { relevant($0.object) }
         if !unknown.isEmpty {
-            lines.append("Alive with owners the graph does not show (a local, a global, a closure, an untracked object):")
+            lines.append(
+                "Alive with owners the graph does not show (a local, a global, a closure, an untracked object):")
             for owner in unknown.prefix(20) {
-                lines.append("  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)" + site(owner.object, snapshot))
+                lines.append(
+                    "  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)"
+                        + site(owner.object, snapshot))
             }
             if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }
         }
         let finished = report.finishedButHeld.filter(relevant)
         if !finished.isEmpty {
-            lines.append("Finished but still held: " + finished.prefix(10).map { id in
-                "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
-            }.joined(separator: ", "))
+            lines.append(
+                "Finished but still held: "
+                    + finished.prefix(10).map { id in
+                        "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
+                    }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }
@@ -70,7 +79,9 @@ public enum LeakTrace {
     }
 
     /// Labels that usually name a reference back up an ownership tree.
-    static let backReferenceWords = ["parent", "delegate", "owner", "observer", "handler", "callback", "target", "container"]
+    static let backReferenceWords = [
+        "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
+    ]
 
     /// Chooses the edge to cut, in order of preference: a capture made by the user's own
     /// closure (`[weak self]`); the subscription's `SinkDisposer` (dispose it, `disposed(by:)`);
@@ -92,10 +103,13 @@ public enum LeakTrace {
             return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
         }
         if let capture = userCapture {
-            let which = closure(of: capture).map { "the closure `\(shortClosure($0))`" } ?? "a closure kept by \(type(capture.from))"
+            let which =
+                closure(of: capture).map { "the closure `\(shortClosure($0))`" }
+                ?? "a closure kept by \(type(capture.from))"
             return make(
                 capture,
-                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))]).")
+                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))])."
+            )
         }
         if let disposer = steps.first(where: { baseName(type($0.from)) == "SinkDisposer" }) {
             return make(
@@ -104,10 +118,12 @@ public enum LeakTrace {
                     + "returns and dispose it, or add .disposed(by: bag) to a bag its owner releases.")
         }
         if let subject = steps.first(where: { type($0.from).contains("Subject") }) {
-            return make(subject, "the subject still holds its subscriber; dispose the subscription or complete the subject.")
+            return make(
+                subject, "the subject still holds its subscriber; dispose the subscription or complete the subject.")
         }
         if let subscription = steps.first(where: { $0.label == "subscription" || $0.label == "subscriber" }) {
-            return make(subscription, "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).")
+            return make(
+                subscription, "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).")
         }
         if let capture = captures.first {
             return make(capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.")
@@ -133,7 +149,9 @@ public enum LeakTrace {
 
     private static func memberLines(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> [String] {
         let ordered = cycle.path.map(\.from) + cycle.objects.filter { id in !cycle.path.contains { $0.from == id } }
-        return ordered.prefix(12).map { id in "  \(name(id, snapshot))" + (site(id, snapshot).isEmpty ? "" : " allocated" + site(id, snapshot)) }
+        return ordered.prefix(12).map { id in
+            "  \(name(id, snapshot))" + (site(id, snapshot).isEmpty ? "" : " allocated" + site(id, snapshot))
+        }
             + (ordered.count > 12 ? ["  … and \(ordered.count - 12) more"] : [])
     }
 

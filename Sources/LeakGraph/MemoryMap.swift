@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process's memory mappings, read from `/proc/self/maps`, so that the closure scanner only
@@ -25,7 +25,7 @@ struct MemoryMap {
         defer { fclose(file) }
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), file) != nil {
-            let text = String(cString: line)
+            let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             let fields = text.split(separator: " ", maxSplits: 2)
             guard fields.count >= 2 else { continue }
             let range = fields[0].split(separator: "-")

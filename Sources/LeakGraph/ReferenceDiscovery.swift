@@ -61,7 +61,9 @@ struct ReferenceDiscovery {
                     code: pointer.load(as: UInt.self), context: pointer.load(fromByteOffset: 8, as: UInt.self),
                     from: from)
             case .inline(let nested):
-                walk(nested, at: pointer, path: fieldPath, from: from, unknown: unknown || !nested.ownershipKnown, depth: depth + 1)
+                walk(
+                    nested, at: pointer, path: fieldPath, from: from, unknown: unknown || !nested.ownershipKnown,
+                    depth: depth + 1)
             case .value(let box):
                 let value = loadValue(of: box.type, from: pointer)
                 visit(value, path: fieldPath, from: from, depth: depth + 1)

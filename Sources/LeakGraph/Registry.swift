@@ -2,9 +2,9 @@ import CLeakGraphSupport
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The one piece of shared mutable state in LeakGraph: every live tracked object and every
@@ -31,7 +31,8 @@ final class Registry: Sendable {
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
-            state.addTrackedObject(address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
+            state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
         }
     }
 
@@ -56,19 +57,19 @@ final class Registry: Sendable {
         let scope = trackIfNeeded ? LeakScope.currentScopeIDIfAny() : 0
         let depth = trackIfNeeded ? StackCapture.wanted() : 0
         let result: (Int32?, [WeakReference]) = StackCapture.withStack(depth: depth, skip: 1) { stack in
-          state.withLock { state in
-            var dropped: [WeakReference] = []
-            if let slot = state.externals[address] {
-                if state.weakReferences[slot]?.object === object { return (slot, dropped) }
-                // The address was reused by a new object: the old one is dead.
-                if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+            state.withLock { state in
+                var dropped: [WeakReference] = []
+                if let slot = state.externals[address] {
+                    if state.weakReferences[slot]?.object === object { return (slot, dropped) }
+                    // The address was reused by a new object: the old one is dead.
+                    if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+                }
+                guard trackIfNeeded else { return (nil, dropped) }
+                let slot = state.addExternalObject(
+                    address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                    reference: WeakReference(object: object))
+                return (slot, dropped)
             }
-            guard trackIfNeeded else { return (nil, dropped) }
-            let slot = state.addExternalObject(
-                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
-                reference: WeakReference(object: object))
-            return (slot, dropped)
-          }
         }
         return result.0
     }
@@ -175,9 +176,9 @@ enum StackCapture {
 func coarseWallClockNanoseconds() -> UInt64 {
     var now = timespec()
     #if os(Linux)
-    clock_gettime(CLOCK_REALTIME_COARSE, &now)
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
     #else
-    clock_gettime(CLOCK_REALTIME, &now)
+        clock_gettime(CLOCK_REALTIME, &now)
     #endif
     return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
 }

@@ -89,7 +89,8 @@ struct RegistryState {
         address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64,
         reference: WeakReference
     ) -> Int32 {
-        let slot = addTrackedObject(address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
+        let slot = addTrackedObject(
+            address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
         objects[Int(slot)].isExternal = true
         externals[address] = slot
         weakReferences[slot] = reference
@@ -212,7 +213,11 @@ struct RegistryState {
 
     private mutating func unlinkOut(_ edge: Int32) {
         let e = edges[Int(edge)]
-        if e.prevOut >= 0 { edges[Int(e.prevOut)].nextOut = e.nextOut } else { objects[Int(e.from)].firstOut = e.nextOut }
+        if e.prevOut >= 0 {
+            edges[Int(e.prevOut)].nextOut = e.nextOut
+        } else {
+            objects[Int(e.from)].firstOut = e.nextOut
+        }
         if e.nextOut >= 0 { edges[Int(e.nextOut)].prevOut = e.prevOut }
     }
 

@@ -1,12 +1,12 @@
 // Entry points of the Swift runtime that the standard library does not wrap. They are exported C
 // symbols of libswiftCore on every platform and have been stable since Swift 5.
 
+import CLeakGraphSupport
+
 /// The strong retain count of a live heap object (a lower bound on its owners; the runtime does
 /// not count references it has optimised away).
 @_silgen_name("swift_retainCount")
 func runtimeRetainCount(_ object: UnsafeMutableRawPointer) -> Int
-
-import CLeakGraphSupport
 
 /// Retains `object` unless it has already begun deinitialising. Lets a snapshot take hold of an
 /// object that another thread may be releasing right now without resurrecting it.

@@ -102,7 +102,8 @@ enum Snapshotter {
                     retainCounts.append(runtimeRetainCount(pointer) - (othersHold[address] ?? 0))
                 }
                 indexOfSlot[slot] = held.count
-                held.append(Held(address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
+                held.append(
+                    Held(address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
                 if entry.stack >= 0 && stackFrames[entry.stack] == nil {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
                 }
@@ -113,7 +114,9 @@ enum Snapshotter {
                 let to = indexOfSlot[Int(edge.to)]
                 guard from >= 0, to >= 0 else { continue }
                 rawEdges.append(
-                    RawEdge(from: from, to: to, kind: edge.kind, label: edge.label, count: Int(edge.count), site: edge.site))
+                    RawEdge(
+                        from: from, to: to, kind: edge.kind, label: edge.label, count: Int(edge.count), site: edge.site)
+                )
                 if edge.site >= 0 && stackFrames[edge.site] == nil {
                     stackFrames[edge.site] = Array(state.stacks.stack(edge.site))
                 }
@@ -162,14 +165,19 @@ enum Snapshotter {
                 indexOfAddress[$0] != nil
             }
             for (index, object) in held.enumerated() {
-                discovery.discover(in: Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!).takeUnretainedValue(), index: index)
+                discovery.discover(
+                    in: Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!)
+                        .takeUnretainedValue(), index: index)
             }
             edges += merge(
                 discovery.found, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
                 objects: objects, indexOfAddress: indexOfAddress)
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
         }
-        return (GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time), holding ? held.map(\.address) : [])
+        return (
+            GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time),
+            holding ? held.map(\.address) : []
+        )
     }
 
     private static func typeNames(for metadata: [UInt]) -> [String] {
@@ -178,7 +186,8 @@ enum Snapshotter {
         let names = metadata.map { pointer -> String in
             guard pointer != 0 else { return "?" }
             if let name = local[pointer] { return name }
-            let name = String(describing: unsafeBitCast(UnsafeRawPointer(bitPattern: pointer)!, to: AnyObject.Type.self))
+            let name = String(
+                describing: unsafeBitCast(UnsafeRawPointer(bitPattern: pointer)!, to: AnyObject.Type.self))
             local[pointer] = name
             added = true
             return name

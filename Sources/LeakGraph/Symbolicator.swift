@@ -78,7 +78,9 @@ public enum Symbolicator {
             // The first user frame with a real line: compiler-made initialisers (line 0) and
             // allocating entry points only repeat the type name.
             result.stacks[index].userFrame =
-                frames.firstIndex { !$0.isInternal && ($0.line ?? 0) > 0 && !($0.function ?? "").contains("__allocating_init") }
+                frames.firstIndex {
+                    !$0.isInternal && ($0.line ?? 0) > 0 && !($0.function ?? "").contains("__allocating_init")
+                }
                 ?? frames.firstIndex { !$0.isInternal && $0.file != nil }
         }
         if !closureAddresses.isEmpty {
@@ -88,7 +90,9 @@ public enum Symbolicator {
             for index in result.edges.indices {
                 if result.edges[index].closure == nil, let address = result.edges[index].closureAddress {
                     // Marked so that hints can tell LeakGraph's own closures from the user's.
-                    result.edges[index].closure = names[address].map { $0.description + ($0.isLeakGraph ? " " + ownClosureMarker : "") }
+                    result.edges[index].closure = names[address].map {
+                        $0.description + ($0.isLeakGraph ? " " + ownClosureMarker : "")
+                    }
                 }
             }
         }
@@ -138,7 +142,9 @@ public enum Symbolicator {
             }
             let image = String(cString: path)
             byImage[image, default: []].append(
-                Located(address: address, image: image, offset: lookup - base, exportedSymbol: symbol.map { String(cString: $0) }))
+                Located(
+                    address: address, image: image, offset: lookup - base,
+                    exportedSymbol: symbol.map { String(cString: $0) }))
         }
         var externalResults: [String: [ExternalSymbolizer.Result]] = [:]
         var mangledNames: [String] = []
@@ -157,8 +163,10 @@ public enum Symbolicator {
                 let mangled = found?.function ?? entry.exportedSymbol
                 let function = mangled.map(demangle)
                 let file = found?.file
-                let isSystemImage = image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
-                let isOwn = mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
+                let isSystemImage =
+                    image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
+                let isOwn =
+                    mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
                     || file.map(isLeakGraphFile) ?? false
                 result[entry.address] = Frame(
                     function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found?.line,

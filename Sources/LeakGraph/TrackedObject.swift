@@ -26,17 +26,18 @@ open class TrackedObject {
     @inline(__always)
     public init(label: String? = nil) {
         #if !LEAKGRAPH_DISABLED
-        if Configuration.shared.enabled.load(ordering: .relaxed) {
-            leakGraphSlot = TrackedObject.register(self, label: label)
-        }
+            if Configuration.shared.enabled.load(ordering: .relaxed) {
+                leakGraphSlot = TrackedObject.register(self, label: label)
+            }
         #endif
     }
 
     deinit {
         #if !LEAKGRAPH_DISABLED
-        if leakGraphSlot >= 0 {
-            Registry.shared.unregister(slot: leakGraphSlot, address: UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
-        }
+            if leakGraphSlot >= 0 {
+                Registry.shared.unregister(
+                    slot: leakGraphSlot, address: UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque()))
+            }
         #endif
     }
 

@@ -69,6 +69,8 @@ extension Trait where Self == LeakDetectionTrait {
     public static func detectLeaks(
         ignoringTypes: Set<String> = [], ignoringLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100)
     ) -> Self {
-        Self(options: LeakCheckOptions(ignoredTypes: ignoringTypes, ignoredLabels: ignoringLabels, gracePeriod: gracePeriod))
+        Self(
+            options: LeakCheckOptions(
+                ignoredTypes: ignoringTypes, ignoredLabels: ignoringLabels, gracePeriod: gracePeriod))
     }
 }

@@ -34,7 +34,9 @@ public enum LeakCheck {
     }
 
     /// Synchronous check for XCTest (waits with `Thread.sleep`).
-    public static func checkSynchronously(scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions())
+    public static func checkSynchronously(
+        scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()
+    )
         -> LeakFindings?
     {
         let deadline = ContinuousClock.now + options.gracePeriod
@@ -56,7 +58,8 @@ public enum LeakCheck {
     private static func mine(_ snapshot: GraphSnapshot, scope: LeakScope, options: LeakCheckOptions) -> [ObjectInfo] {
         snapshot.objects.filter { object in
             guard object.id >= scope.checkpoint.nextObjectID else { return false }
-            guard object.scope == scope.id || (options.includesUnscopedObjects && object.scope == 0 && scope.ranAlone) else {
+            guard object.scope == scope.id || (options.includesUnscopedObjects && object.scope == 0 && scope.ranAlone)
+            else {
                 return false
             }
             return !options.ignores(type: object.type, label: object.label)
@@ -76,7 +79,8 @@ public enum LeakCheck {
         var trace = LeakTrace.describe(snapshot, report: report, objects: ids)
         if trace.isEmpty {
             trace = objects.prefix(20).map { object in
-                "  \(object.displayName)" + (snapshot.stack(object.stack)?.userFrameDescription.map { " allocated at \($0)" } ?? "")
+                "  \(object.displayName)"
+                    + (snapshot.stack(object.stack)?.userFrameDescription.map { " allocated at \($0)" } ?? "")
             }.joined(separator: "\n")
         }
         message += trace

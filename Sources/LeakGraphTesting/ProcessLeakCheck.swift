@@ -39,7 +39,11 @@ public enum ProcessLeakCheck {
         if !new.isEmpty {
             lines.append("leakgraph: \(new.count) leaked cycle(s) at exit not in the baseline:")
             let ids = Set(new.flatMap(\.objects))
-            lines.append(LeakTrace.describe(snapshot, report: LeakReport(cycles: new, leakedObjectIDs: ids, unknownOwners: [], finishedButHeld: []), objects: ids))
+            lines.append(
+                LeakTrace.describe(
+                    snapshot,
+                    report: LeakReport(cycles: new, leakedObjectIDs: ids, unknownOwners: [], finishedButHeld: []),
+                    objects: ids))
             lines.append("leakgraph: signatures (add to the baseline only after review):")
             lines += Set(new.map(\.signature)).sorted().map { "  \($0)" }
         }

@@ -39,7 +39,9 @@ open class LeakCheckingTestCase: XCTestCase {
     /// Runs the test (setUp, body, tearDown) inside a leak scope, then checks it.
     open override func invokeTest() {
         let (scope, _) = LeakScope.run { super.invokeTest() }
-        if let findings = LeakCheck.checkSynchronously(scope: scope, name: LeakCheck.fileName(name), options: leakCheckOptions) {
+        if let findings = LeakCheck.checkSynchronously(
+            scope: scope, name: LeakCheck.fileName(name), options: leakCheckOptions)
+        {
             recordLeakFailure(findings.message)
         }
     }

@@ -46,8 +46,9 @@ struct TrackedTests {
         let (scope, _) = LeakScope.run {
             let subject = PassthroughSubject<Int, Never>()
             var bag = Set<AnyCancellable>()
-            subject.map { $0 * 10 }.tracked(label: "tens").trackedSink { value in received.withLock { $0.append(value) } }
-                .store(in: &bag)
+            subject.map { $0 * 10 }.tracked(label: "tens").trackedSink { value in received.withLock { $0.append(value) }
+            }
+            .store(in: &bag)
             subject.send(1)
             subject.send(2)
             bag.removeAll()

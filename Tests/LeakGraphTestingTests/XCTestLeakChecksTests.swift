@@ -11,7 +11,8 @@ final class XCTestLeakChecksTests: XCTestCase {
         let probe = PlantedLeakCase(name: "leaks") { ($0 as! PlantedLeakCase).leaks() }
         probe.invokeTest()
         XCTAssertEqual(probe.recorded.count, 1)
-        XCTAssertTrue(probe.recorded.first?.contains("Screen —presenter→ Presenter") ?? false, probe.recorded.first ?? "")
+        XCTAssertTrue(
+            probe.recorded.first?.contains("Screen —presenter→ Presenter") ?? false, probe.recorded.first ?? "")
     }
 
     func testLeakCheckingTestCaseIsQuietForCleanTests() {

@@ -39,7 +39,9 @@ struct ConcurrencyStressTests {
                     id >= checkpoint.nextObjectID && snapshot.object(id)?.type == "StressNode"
                 }
                 if !leakedStress.isEmpty {
-                    falseLeaks.withLock { $0.append("snapshot \(snapshots.load(ordering: .relaxed)): \(leakedStress.count) objects") }
+                    falseLeaks.withLock {
+                        $0.append("snapshot \(snapshots.load(ordering: .relaxed)): \(leakedStress.count) objects")
+                    }
                 }
                 snapshots.add(1, ordering: .relaxed)
             }
@@ -62,7 +64,8 @@ struct ConcurrencyStressTests {
             }.start()
         }
         while !snapshotter.isFinished { try await Task.sleep(for: .milliseconds(20)) }
-        #expect(LeakGraph.liveObjects(since: checkpoint, options: .declaredOnly).filter { $0.type == "StressNode" }.isEmpty)
+        #expect(
+            LeakGraph.liveObjects(since: checkpoint, options: .declaredOnly).filter { $0.type == "StressNode" }.isEmpty)
         #expect(badEdges.load(ordering: .relaxed) == 0)
         #expect(falseLeaks.withLock { $0 } == [])
         #expect(snapshots.load(ordering: .relaxed) > 0)
@@ -80,7 +83,9 @@ struct ConcurrencyStressTests {
         for _ in 0..<2_000 { _ = ReentrantNode() }
         stop.store(true, ordering: .releasing)
         while !snapshotter.isFinished { try await Task.sleep(for: .milliseconds(10)) }
-        #expect(LeakGraph.liveObjects(since: checkpoint).filter { $0.type == "ReentrantNode" || $0.type == "StressNode" }.isEmpty)
+        #expect(
+            LeakGraph.liveObjects(since: checkpoint).filter { $0.type == "ReentrantNode" || $0.type == "StressNode" }
+                .isEmpty)
     }
 
     @Test("registry memory returns to its baseline after objects die")

@@ -5,7 +5,9 @@ import Testing
 @Suite("DotExporter")
 struct DotExporterTests {
     private let snapshot = GraphBuilder()
-        .object(1, "Parent").object(2, "Child").object(3, "Held \"quoted\"", external: 1).object(4, "Watcher", external: 1)
+        .object(1, "Parent").object(2, "Child").object(3, "Held \"quoted\"", external: 1).object(
+            4, "Watcher", external: 1
+        )
         .edge(1, 2, "child").edge(2, 1, "parent")
         .edge(3, 4, "watcher").edge(4, 3, "back", kind: .weak).edge(4, 1, "observes", kind: .unowned)
         .build()
@@ -40,7 +42,8 @@ struct DotExporterTests {
     func graphvizAccepts() throws {
         let directory = "/tmp/leakgraph-dot-test-\(getpid())"
         try SafeFileWriter.createDirectory(directory)
-        try SafeFileWriter.write(DotExporter.render(snapshot, options: .init(scope: .everything)), to: directory + "/g.dot", replace: true)
+        try SafeFileWriter.write(
+            DotExporter.render(snapshot, options: .init(scope: .everything)), to: directory + "/g.dot", replace: true)
         try Graphviz.render(dotFile: directory + "/g.dot", to: directory + "/g.svg")
     }
 }

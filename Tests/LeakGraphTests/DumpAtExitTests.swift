@@ -61,7 +61,8 @@ struct DumpAtExitTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = try run(["--hold"], dumpDirectory: directory)
-        let json = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
+        let json = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
         let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
         #expect(dump.cycles.count == 1)
         #expect(dump.cycles[0].leaked == false)

@@ -101,7 +101,9 @@ struct LeakDetectorTests {
         var changed = true
         while changed {
             changed = false
-            for id in alive where external[id] == 0 && !edges.contains(where: { $0.2 == .strong && $0.1 == id && alive.contains($0.0) }) {
+            for id in alive
+            where external[id] == 0 && !edges.contains(where: { $0.2 == .strong && $0.1 == id && alive.contains($0.0) })
+            {
                 alive.remove(id)
                 changed = true
             }
@@ -116,7 +118,9 @@ struct LeakDetectorTests {
         var work = alive.filter { external[$0] > 0 }
         while let node = work.popFirst() {
             guard reachable.insert(node).inserted else { continue }
-            for edge in edges where edge.0 == node && edge.2 == .strong && alive.contains(edge.1) { work.insert(edge.1) }
+            for edge in edges where edge.0 == node && edge.2 == .strong && alive.contains(edge.1) {
+                work.insert(edge.1)
+            }
         }
         let expected = Set(alive.subtracting(reachable).map(UInt64.init))
         #expect(LeakDetector.analyze(builder.build()).leakedObjectIDs == expected, "seed \(seed)")

@@ -43,10 +43,11 @@ final class UnownedHolder: TrackedObject {
     }
 }
 
-@Suite("ReferenceDiscovery",  .serialized, .isolated)
+@Suite("ReferenceDiscovery", .serialized, .isolated)
 struct ReferenceDiscoveryTests {
     private func edges(from owner: AnyObject, in snapshot: GraphSnapshot, checkpoint: Checkpoint) -> [EdgeInfo] {
-        let ownerID = snapshot.objects(since: checkpoint).mine.first { $0.type == String(describing: type(of: owner)) }!.id
+        let ownerID = snapshot.objects(since: checkpoint).mine.first { $0.type == String(describing: type(of: owner)) }!
+            .id
         return snapshot.edges.filter { $0.from == ownerID }
     }
 
@@ -162,7 +163,8 @@ struct ReferenceDiscoveryTests {
         }
         let snapshot = LeakGraph.snapshot()
         let ids = snapshot.objects(since: checkpoint).mine.filter { $0.type == "Leaf" }.map(\.id).prefix(2)
-        let captured = Set(edges(from: holder, in: snapshot, checkpoint: checkpoint).filter { $0.label == "capture" }.map(\.to))
+        let captured = Set(
+            edges(from: holder, in: snapshot, checkpoint: checkpoint).filter { $0.label == "capture" }.map(\.to))
         #expect(captured == Set(ids))
         withExtendedLifetime((a, b, holder)) {}
     }

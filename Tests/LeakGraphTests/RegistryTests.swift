@@ -15,7 +15,7 @@ final class PlainNode {
 }
 
 /// Registry tests share one process-wide registry, so each one looks only at objects it made.
-@Suite("Registry",  .serialized, .isolated)
+@Suite("Registry", .serialized, .isolated)
 struct RegistryTests {
     @Test("a tracked object is registered with its type, label and id, and unregistered at deinit")
     func bookkeeping() {
@@ -148,11 +148,12 @@ struct RegistryTests {
         _ = checkpoint
         // Another thread's snapshot briefly holds tracked plain objects while it reads them;
         // the verdict settles once it lets go.
-        #expect(eventually {
-            let snapshot = LeakGraph.snapshot()
-            let mine = snapshot.myCycles(LeakDetector.analyze(snapshot))
-            return mine.count == 1 && mine[0].leaked
-        })
+        #expect(
+            eventually {
+                let snapshot = LeakGraph.snapshot()
+                let mine = snapshot.myCycles(LeakDetector.analyze(snapshot))
+                return mine.count == 1 && mine[0].leaked
+            })
     }
 }
 

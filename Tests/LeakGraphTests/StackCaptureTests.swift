@@ -1,7 +1,7 @@
 import LeakGraph
 import Testing
 
-@Suite("Stacks",  .serialized, .isolated)
+@Suite("Stacks", .serialized, .isolated)
 struct StackCaptureTests {
     @Test("an allocation stack symbolicates to the allocating function")
     func symbolicatesToCaller() {

@@ -1,5 +1,6 @@
 import Foundation
 import LeakGraph
+import Testing
 
 /// Builds small graphs by hand: `GraphBuilder().object(1, "A", external: 0).edge(1, 2, "next")`.
 /// Retain counts are derived like the runtime would: strong in-edges plus external holders.
@@ -45,8 +46,6 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Runs `body` in its own stack frame so that no local outlives it.
 @inline(never)
 func inScope(_ body: () -> Void) { body() }
-
-import Testing
 
 /// Runs each test in its own leak scope, so that a test looks only at objects it allocated while
 /// other suites (and other test targets) allocate in parallel.

@@ -25,7 +25,8 @@ func writeScenarioGraph(number: Int, title: String, cycles: [Cycle], snapshot: G
         objects: snapshot.objects.filter { ids.contains($0.id) },
         edges: snapshot.edges.filter { ids.contains($0.from) && ids.contains($0.to) }, stacks: snapshot.stacks)
     let report = LeakReport(cycles: cycles, leakedObjectIDs: ids)
-    let dot = DotExporter.render(subgraph, report: report, options: .init(scope: .everything, title: "\(number). \(title)"))
+    let dot = DotExporter.render(
+        subgraph, report: report, options: .init(scope: .everything, title: "\(number). \(title)"))
     let stem = "\(outputDirectory)/scenario-\(number)"
     do {
         try SafeFileWriter.createDirectory(outputDirectory)
@@ -66,7 +67,9 @@ do {
     let directory = outputDirectory
     try SafeFileWriter.createDirectory(directory)
     // The demo owns these files: rerunning it replaces them.
-    for suffix in [".json", ".dot", ".svg"] { try? FileManager.default.removeItem(atPath: "\(directory)/\(stem)\(suffix)") }
+    for suffix in [".json", ".dot", ".svg"] {
+        try? FileManager.default.removeItem(atPath: "\(directory)/\(stem)\(suffix)")
+    }
     let (files, report) = try LeakGraph.writeDump(to: directory, name: stem, renderSVG: true)
     print("Graph: \(report.leakedCycles.count) leaked cycle(s), \(report.leakedObjectIDs.count) leaked object(s)")
     print("Wrote \(files.json)")
