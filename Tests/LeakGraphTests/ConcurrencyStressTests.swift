@@ -93,14 +93,15 @@ struct ConcurrencyStressTests {
         // Warm the tables to their high-water mark, then check they do not grow again.
         func churn() {
             var nodes: [StressNode] = []
-            for _ in 0..<20_000 { nodes.append(StressNode()) }
+            for _ in 0..<100_000 { nodes.append(StressNode()) }
             for index in 1..<nodes.count { nodes[index].peer = nodes[index - 1] }
         }
         churn()
         let before = LeakGraph.registryByteCount
         churn()
         churn()
-        #expect(LeakGraph.registryByteCount <= before + 64 * 1024)
+        // Tables keep their high-water capacity; other suites allocate meanwhile, hence the slack.
+        #expect(LeakGraph.registryByteCount <= before + before / 4)
     }
 }
 
