@@ -75,13 +75,20 @@ final class Registry: Sendable {
     }
 
     /// Forgets external objects whose weak reference has gone nil.
+    ///
+    /// The references are tested outside the lock: loading a weak reference takes a strong one,
+    /// and dropping it under the lock could run the object's deinit there.
     func pruneDeadExternals() {
+        let candidates: [(slot: Int32, id: UInt64, reference: WeakReference)] = state.withLock { state in
+            state.weakReferences.map { ($0.key, state.objects[Int($0.key)].id, $0.value) }
+        }
+        let dead = candidates.filter { $0.reference.object == nil }
+        guard !dead.isEmpty else { return }
         let dropped: [WeakReference] = state.withLock { state in
-            var dropped: [WeakReference] = []
-            for (slot, reference) in state.weakReferences where reference.object == nil {
-                if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+            // Still the same registration (the id is never reused), so still dead: no load needed.
+            dead.compactMap { entry in
+                state.objects[Int(entry.slot)].id == entry.id ? state.removeExternal(slot: entry.slot) : nil
             }
-            return dropped
         }
         _ = dropped
     }
