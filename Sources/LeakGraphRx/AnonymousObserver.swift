@@ -6,6 +6,7 @@ import Synchronization
 /// after the terminal handler.
 ///
 /// The handlers are stored closures, so a snapshot reports what they capture (`capture`).
+@usableFromInline
 final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked Sendable {
     // @unchecked Sendable: the handlers are immutable; `stopped` is atomic.
     private let stopped = Atomic<Bool>(false)
@@ -14,6 +15,7 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked 
     private let onCompleted: (() -> Void)?
     private let disposed: Disposable?
 
+    @usableFromInline
     init(
         onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?,
         disposed: Disposable?
@@ -26,10 +28,12 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked 
         if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
     }
 
+    @usableFromInline
     func onNext(_ element: Element) {
         if !stopped.load(ordering: .relaxed) { onNext?(element) }
     }
 
+    @usableFromInline
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):

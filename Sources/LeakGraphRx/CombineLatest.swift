@@ -152,7 +152,7 @@ private final class CombineLatest<Partial, Complete, Element>: Producer<Element>
         let sink = ErasedSink(
             count: count, partial: partial, complete: complete, resultSelector: resultSelector,
             observer: AnyObserver(observer), cancel: cancel)
-        if let tracked = observer as? TrackedObject { sink.addTrackedEdge(to: tracked, label: .observer) }
+        if let tracked = asTrackedObject(observer) { sink.addTrackedEdge(to: tracked, label: .observer) }
         return (sink, CompositeDisposable(disposables: connect(sink)))
     }
 }

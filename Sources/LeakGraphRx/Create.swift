@@ -20,7 +20,8 @@ extension Observable {
     }
 }
 
-private final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
+private final class AnonymousObservableSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own beyond `Sink`'s.
     typealias Element = Observer.Element
 
     func on(_ event: Event<Element>) {

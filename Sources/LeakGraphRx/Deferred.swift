@@ -8,7 +8,8 @@ extension Observable {
     }
 }
 
-private final class DeferredSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
+private final class DeferredSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+    // @unchecked Sendable: no state of its own beyond `Sink`'s.
     typealias Element = Observer.Element
 
     func run(_ factory: () throws -> Observable<Element>) -> Disposable {

@@ -6,12 +6,14 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1, 2, 3).filter { $0 != 2 }.subscribe(onNext: { print($0) })   // 1, 3
     /// ```
+    @inlinable
     public func filter(_ predicate: @escaping (Element) throws -> Bool) -> Observable<Element> {
         Filter(source: asObservable(), predicate: predicate)
     }
 }
 
-private final class FilterSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
+private final class FilterSink<Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+    // @unchecked Sendable: `predicate` is immutable; the rest is `Sink`'s.
     typealias Element = Observer.Element
 
     private let predicate: (Element) throws -> Bool
@@ -40,10 +42,12 @@ private final class FilterSink<Observer: ObserverType>: Sink<Observer>, Observer
     }
 }
 
-private final class Filter<Element>: Producer<Element> {
+@usableFromInline
+final class Filter<Element>: Producer<Element> {
     private let source: Observable<Element>
     private let predicate: (Element) throws -> Bool
 
+    @usableFromInline
     init(source: Observable<Element>, predicate: @escaping (Element) throws -> Bool) {
         self.source = source
         self.predicate = predicate

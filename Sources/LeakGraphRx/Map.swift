@@ -6,12 +6,14 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1, 2).map { $0 * 10 }.subscribe(onNext: { print($0) })   // 10, 20
     /// ```
+    @inlinable
     public func map<Result>(_ transform: @escaping (Element) throws -> Result) -> Observable<Result> {
         Map(source: asObservable(), transform: transform)
     }
 }
 
-private final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ObserverType {
+private final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ObserverType, @unchecked Sendable {
+    // @unchecked Sendable: `transform` is immutable; the rest is `Sink`'s.
     private let transform: (SourceElement) throws -> Observer.Element
 
     init(transform: @escaping (SourceElement) throws -> Observer.Element, observer: Observer, cancel: Cancelable) {
@@ -39,10 +41,12 @@ private final class MapSink<SourceElement, Observer: ObserverType>: Sink<Observe
     }
 }
 
-private final class Map<SourceElement, Result>: Producer<Result> {
+@usableFromInline
+final class Map<SourceElement, Result>: Producer<Result> {
     private let source: Observable<SourceElement>
     private let transform: (SourceElement) throws -> Result
 
+    @usableFromInline
     init(source: Observable<SourceElement>, transform: @escaping (SourceElement) throws -> Result) {
         self.source = source
         self.transform = transform

@@ -13,6 +13,7 @@ extension ObservableType {
     ///
     /// - Returns: The subscription. Dropping it without disposing keeps a subscription to a
     ///   source that never terminates alive: a leaked cycle.
+    @inlinable
     public func subscribe(
         onNext: ((Element) -> Void)? = nil, onError: ((Swift.Error) -> Void)? = nil,
         onCompleted: (() -> Void)? = nil, onDisposed: (() -> Void)? = nil

@@ -25,7 +25,7 @@ struct ObserverEntry {
                     observer.onNext(pointer.assumingMemoryBound(to: Observer.Element.self).pointee)
                 }
             },
-            tracked: observer as? TrackedObject)
+            tracked: asTrackedObject(observer))
     }
 
     /// Out of line: only this path needs `Event<Element>`'s metadata.

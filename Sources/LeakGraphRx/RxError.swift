@@ -1,5 +1,7 @@
 /// Errors LeakGraphRx itself produces.
-public enum RxError: Swift.Error, CustomDebugStringConvertible {
+public enum RxError: Swift.Error, CustomDebugStringConvertible, @unchecked Sendable {
+    // @unchecked Sendable: the object of `disposed` is only described (its address and type),
+    // never used.
     /// An operation on an object that was already disposed.
     case disposed(object: AnyObject)
     /// A sequence produced no element where one was required.

@@ -23,8 +23,10 @@ extension ObservableType {
     }
 }
 
-private final class ObservableSequenceSink<Elements: Swift.Sequence, Observer: ObserverType>: Sink<Observer>
+private final class ObservableSequenceSink<Elements: Swift.Sequence, Observer: ObserverType>: Sink<Observer>,
+    @unchecked Sendable
 where Elements.Element == Observer.Element {
+    // @unchecked Sendable: no state of its own beyond `Sink`'s.
     func run(_ elements: Elements) {
         for element in elements {
             if isStopped { return }

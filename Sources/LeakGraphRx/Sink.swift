@@ -23,7 +23,7 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable, @unchecked
         self.observer = observer
         self.cancel = cancel
         super.init()
-        if let tracked = observer as? TrackedObject { addTrackedEdge(to: tracked, label: .observer) }
+        if let tracked = asTrackedObject(observer) { addTrackedEdge(to: tracked, label: .observer) }
         if let tracked = cancel.trackedObject { addTrackedEdge(to: tracked, label: .cancel) }
         reportState(.active)
     }

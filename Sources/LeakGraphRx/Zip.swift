@@ -167,7 +167,7 @@ private final class Zip<Queues, Complete, Element>: Producer<Element> {
         let sink = ErasedSink(
             count: count, queues: queues, pop: pop, isEmpty: isEmpty, resultSelector: resultSelector,
             observer: AnyObserver(observer), cancel: cancel)
-        if let tracked = observer as? TrackedObject { sink.addTrackedEdge(to: tracked, label: .observer) }
+        if let tracked = asTrackedObject(observer) { sink.addTrackedEdge(to: tracked, label: .observer) }
         return (sink, CompositeDisposable(disposables: connect(sink)))
     }
 }
