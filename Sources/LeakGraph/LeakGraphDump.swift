@@ -21,8 +21,10 @@ import Foundation
 /// thrown as a ``DumpError``. Fields this version does not know are skipped, so dumps from newer
 /// writers of the same version still load.
 ///
-/// Cost: one pass over the file with a byte-level parser (``DumpParser``), about 1.5 s and
-/// 400 MB beyond the mapped file for 1,000,000 objects and 2,000,000 edges in a release build.
+/// Cost: one pass over the file with a hand-written byte-level parser. In a release build,
+/// a 526 MB dump of 1,000,000 objects, 2,000,000 edges and 500,000 cycles loads in about 1.4 s
+/// with a 460 MB peak resident set (JSONDecoder took 21 s and 2.7 GB).
+/// The result is plain `Sendable` data.
 public struct LeakGraphDump: Sendable {
     /// The graph.
     public var snapshot: GraphSnapshot
@@ -40,7 +42,9 @@ public struct LeakGraphDump: Sendable {
     ///
     /// Anything but a regular file (a directory, a device such as `/dev/zero`, a FIFO) is refused
     /// before a byte is read. The file is memory-mapped, not copied, and pages already parsed are
-    /// given back as reading goes, so memory use stays near the size of the decoded graph.
+    /// given back as reading goes, so memory use stays near the size of the decoded graph. The
+    /// file must not be truncated while it is read: touching a mapped page past the new end
+    /// raises SIGBUS, as with any memory-mapped reader.
     ///
     /// - Parameters:
     ///   - path: The dump file.
@@ -613,8 +617,13 @@ private struct DumpReader {
         }
         var first = true
         var index = 0
+        location = DumpLocation(section: section)
         while true {
-            location = DumpLocation(section: section)
+            // Integers only: rebuilding the location would retain and release `section` per record.
+            location.index = -1
+            location.field = -1
+            location.innerIndex = -1
+            location.innerField = -1
             do {
                 guard try parser.nextElement(first: &first) else { break }
             } catch {

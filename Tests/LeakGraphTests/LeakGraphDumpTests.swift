@@ -505,9 +505,11 @@ struct LeakGraphDumpPerformanceTests {
         let start = ContinuousClock.now
         let dump = try LeakGraphDump(contentsOf: path)
         let elapsed = ContinuousClock.now - start
+        let seconds = String(
+            format: "%.2f", Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         print(
             "LeakGraphDump: \(size / 1_000_000) MB, \(dump.snapshot.objects.count) objects, \(dump.snapshot.edges.count) edges, "
-                + "\(dump.cycles.count) cycles loaded in \(elapsed); peak RSS \(peakResidentMegabytes()) MB (\(before) MB before loading)"
+                + "\(dump.cycles.count) cycles loaded in \(seconds) s; peak RSS \(peakResidentMegabytes()) MB (\(before) MB before loading)"
         )
         #expect(dump.snapshot.objects.count == 1_000_000)
         #expect(dump.snapshot.edges.count == 2_000_000)
