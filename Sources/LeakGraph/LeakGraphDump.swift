@@ -593,6 +593,8 @@ private struct DumpReader {
     }
 
     private mutating func readSection(_ field: Int) throws(Failure) {
+        // Optional sections may be null, which reads as absent (as JSONDecoder's optionals did).
+        if field >= 6, try parse({ () throws(DumpParseError) in try parser.null() }) { return }
         switch field {
         case 4: try readArray { reader throws(Failure) in try reader.readObject() }
         case 5: try readArray { reader throws(Failure) in try reader.readEdge() }
@@ -844,7 +846,8 @@ private struct DumpReader {
             case 2: signature = try parse { () throws(DumpParseError) in try parser.string() }
             case 3: path = try readSteps()
             case 4: loop = try parse { () throws(DumpParseError) in try parser.optionalString() }
-            case 5: holders = try readHolders()
+            case 5:
+                if try !parse({ () throws(DumpParseError) in try parser.null() }) { holders = try readHolders() }
             default: try parse { () throws(DumpParseError) in try parser.skipValue() }
             }
         }

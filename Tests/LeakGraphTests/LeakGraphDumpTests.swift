@@ -160,6 +160,30 @@ struct LeakGraphDumpTests {
         #expect(noOwners.unknownOwners == [UnknownOwner(object: 3, unexplained: 2)])
     }
 
+    @Test("optional sections and fields may be null")
+    func nullOptionals() throws {
+        let text = mutated(
+            #""stacks":[{"id":0,"frames":["make() at Sources/App/A.swift:3","main at main.swift:1"],"userFrame":0}]"#,
+            #""stacks":null"#
+        )
+        .replacingOccurrences(of: #""stack":0"#, with: #""stack":null"#)
+        .replacingOccurrences(of: #""site":0"#, with: #""site":null"#)
+        .replacingOccurrences(of: #""unexplainedHolders":[]"#, with: #""unexplainedHolders":null"#)
+        .replacingOccurrences(of: #""unknownOwners":[{"object":3,"unexplained":2}]"#, with: #""unknownOwners":null"#)
+        .replacingOccurrences(of: #""count":2"#, with: #""count":null"#)
+        .replacingOccurrences(of: #""pid":42,"time":1.5"#, with: #""pid":null,"time":null"#)
+        let dump = try load(text)
+        #expect(dump.snapshot.stacks.isEmpty && dump.processID == nil && dump.snapshot.time == 0)
+        #expect(dump.snapshot.edges[2].count == 1)
+        #expect(dump.cycles.map(\.loopDescription) == ["L"])
+        #expect(dump.unknownOwners == [UnknownOwner(object: 3, unexplained: 2)])
+        let noCycles = try load(text.replacingOccurrences(of: #""cycles":["#, with: #""cycles":null,"old":["#))
+        #expect(noCycles.cycles.map(\.loopDescription) == ["Child —parent→ Parent —child→ Child"])
+        #expect(
+            problem(mutated("\"edges\":[\n", "\"edges\":null,\"x\":[\n"))?.contains(
+                "wrong type at edges: expected an array, found null") == true)
+    }
+
     @Test("fields in another order read the same, format and version last included")
     func fieldOrder() throws {
         let reordered =
