@@ -81,3 +81,5 @@ extern _Bool swift_isDeallocating(void *object);
 
 int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 : 0; }
 
+
+__thread int lg_shared_stack_plus_one = 0;

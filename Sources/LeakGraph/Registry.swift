@@ -36,6 +36,17 @@ final class Registry: Sendable {
         }
     }
 
+    /// Registers a `TrackedObject` with an already interned stack.
+    func registerTracked(_ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32) -> Int32 {
+        let time = coarseWallClockNanoseconds()
+        return state.withLock { state in
+            let slot = state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time)
+            state.objects[Int(slot)].stack = stackID
+            return slot
+        }
+    }
+
     func unregister(slot: Int32, address: UInt) {
         let released: String? = state.withLock { state in
             guard state.isLive(slot: slot, address: address) else { return nil }

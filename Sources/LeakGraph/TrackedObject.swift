@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 /// A class whose instances LeakGraph tracks from `init` to `deinit`.
 ///
 /// Subclass it and every instance is registered with a unique id, its type name as Swift prints
@@ -48,6 +50,11 @@ open class TrackedObject {
         let scope = LeakScope.currentScopeIDIfAny()
         // Skip this function and the initialisers above it is not possible in general (subclass
         // initialisers nest), so the symbolicator drops LeakGraph's own frames when reporting.
+        let shared = lg_get_shared_stack()
+        if shared > 0 {
+            // Inside a shared allocation site: reuse its stack instead of capturing one.
+            return Registry.shared.registerTracked(address, metadata: metadata, label: label, stackID: shared - 1, scope: scope)
+        }
         return StackCapture.withStackIfWanted(skip: 1) { stack in
             Registry.shared.registerTracked(address, metadata: metadata, label: label, stack: stack, scope: scope)
         }

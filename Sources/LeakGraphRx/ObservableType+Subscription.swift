@@ -18,11 +18,13 @@ extension ObservableType {
         onNext: ((Element) -> Void)? = nil, onError: ((Swift.Error) -> Void)? = nil,
         onCompleted: (() -> Void)? = nil, onDisposed: (() -> Void)? = nil
     ) -> Disposable {
-        let disposed: Disposable? = onDisposed.map { Disposables.create(with: $0) }
-        let observer = AnonymousObserver(onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: disposed)
-        let subscription = asObservable().subscribe(observer)
-        guard let disposed else { return subscription }
-        return Disposables.create(subscription, disposed)
+        LeakGraph.withSharedAllocationSite {
+            let disposed: Disposable? = onDisposed.map { Disposables.create(with: $0) }
+            let observer = AnonymousObserver(onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: disposed)
+            let subscription = asObservable().subscribe(observer)
+            guard let disposed else { return subscription }
+            return Disposables.create(subscription, disposed)
+        }
     }
 
     /// Subscribes a closure receiving every event.

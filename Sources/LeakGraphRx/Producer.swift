@@ -12,10 +12,14 @@ public class Producer<Element>: Observable<Element> {
     /// Runs a new sink for `observer` and returns its ``SinkDisposer``.
     public override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
-        let disposer = SinkDisposer()
-        let sinkAndSubscription = run(observer, cancel: disposer)
-        disposer.setSinkAndSubscription(sink: sinkAndSubscription.sink, subscription: sinkAndSubscription.subscription)
-        return disposer
+        // One captured stack for every object this subscription makes (see
+        // LeakGraph.withSharedAllocationSite): the frame that matters is the subscribing line.
+        LeakGraph.withSharedAllocationSite {
+            let disposer = SinkDisposer()
+            let sinkAndSubscription = run(observer, cancel: disposer)
+            disposer.setSinkAndSubscription(sink: sinkAndSubscription.sink, subscription: sinkAndSubscription.subscription)
+            return disposer
+        }
     }
 
     /// Creates the sink for `observer` and subscribes it upstream; subclasses implement it.

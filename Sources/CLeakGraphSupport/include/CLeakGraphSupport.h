@@ -32,4 +32,11 @@ int lg_try_retain(void *object);
 /// Whether a Swift heap object has begun deinitialising (the runtime's swift_isDeallocating).
 int lg_is_deallocating(void *object);
 
+/// This thread's shared allocation stack (stack id + 1; 0 when none): set while a whole
+/// subscription is being built, so that its objects share one captured stack.
+extern __thread int lg_shared_stack_plus_one;
+
+static inline int lg_get_shared_stack(void) { return lg_shared_stack_plus_one; }
+static inline void lg_set_shared_stack(int value) { lg_shared_stack_plus_one = value; }
+
 #endif
