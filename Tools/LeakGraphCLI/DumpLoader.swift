@@ -7,18 +7,19 @@ public struct LoadedDump: Sendable {
     public var path: String
     /// The dump as written: snapshot, cycles and leak verdicts.
     public var dump: LeakGraphDump
-    /// A fresh analysis of the snapshot (for unknown owners and finished objects, which the
-    /// dump reader does not return).
+    /// A fresh analysis of the snapshot (for finished-but-held objects and retained cycles'
+    /// holders, which a dump may not record).
     public var analysis: LeakReport
 }
 
 /// Reads dumps for the commands: refuses what is not a regular file or is over the size limit,
 /// shows progress on a terminal, and checks what ``LeakGraphDump`` leaves unchecked.
 ///
-/// Cost: dominated by JSON decoding in ``LeakGraphDump``; see the README for measured figures.
+/// Cost: for 1,000,000 objects and 2,000,000 edges about 1.4 s to parse (release build, 460 MB
+/// peak) and about 1 s to analyse.
 public struct DumpLoader: Sendable {
-    /// Files larger than this are refused (the reader holds the whole file and its decoded form
-    /// in memory, several times the file's size).
+    /// Files larger than this are refused: the decoded graph takes about as much memory as the
+    /// file, and a file this large is almost certainly not a dump.
     public var maximumSize: UInt64
     /// Where progress goes.
     public var console: Console
@@ -41,7 +42,16 @@ public struct DumpLoader: Sendable {
         let start = Date()
         var dump: LeakGraphDump
         do {
-            dump = try LeakGraphDump(contentsOf: path)
+            let console = console
+            var shown = 0
+            dump = try LeakGraphDump(contentsOf: path) { fraction in
+                // At most ten progress lines.
+                let tenth = Int(fraction * 10)
+                if tenth > shown {
+                    shown = tenth
+                    console.progress("loading \(path): \(tenth * 10)%")
+                }
+            }
         } catch {
             throw ToolError(error)
         }
