@@ -69,6 +69,44 @@ struct DumpAtExitTests {
         #expect(dump.leakedObjectIDs.isEmpty)
     }
 
+    @Test("exit(3) from a secondary thread while others allocate: the dump is written and the status kept")
+    func exitWhileAllocating() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try run(["--busy-exit"], dumpDirectory: directory)
+        #expect(result.status == 3)
+        let json = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
+        let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
+        #expect(dump.cycles.contains { $0.leaked && $0.signature.contains("Parent") })
+    }
+
+    @Test("a full stack table keeps its cap and warns once")
+    func stackTableCap() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let process = Process()
+        process.executableURL = Self.exampleBinary
+        process.arguments = ["--stack-cap"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_DUMP_DIR"] = directory
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let warned = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let line = printed.split(separator: "\n").first { $0.contains("unique stacks") } ?? ""
+        let numbers = line.split { !$0.isNumber }.compactMap { Int($0) }
+        let unique = numbers.first ?? -1
+        let capacity = numbers.last ?? -2
+        #expect(unique >= 0 && unique <= capacity, "\(printed)")
+        #expect(warned.components(separatedBy: "stack table is full").count == 2, "\(warned)")
+    }
+
     @Test("LEAKGRAPH=off tracks nothing")
     func trackingOff() throws {
         let directory = temporaryDirectory()

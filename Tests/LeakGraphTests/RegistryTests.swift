@@ -134,6 +134,29 @@ struct RegistryTests {
         #expect(eventually { LeakGraph.liveObjects(since: checkpoint).mine.isEmpty })
     }
 
+    @Test("objects that once had weak references are judged like any other")
+    func objectsThatHadWeakReferences() {
+        let held = Parent()
+        weak var weakHeld = held
+        _ = weakHeld
+        inScope {
+            let parent = Parent()
+            let child = Child()
+            weak var weakParent = parent
+            weak var weakChild = child
+            parent.child = child
+            child.parent = parent
+            _ = (weakParent, weakChild)
+        }
+        let snapshot = LeakGraph.snapshot()
+        let report = LeakDetector.analyze(snapshot)
+        let heldID = snapshot.mine.first { $0.type == "Parent" }!.id
+        #expect(!report.leakedObjectIDs.contains(heldID))
+        #expect(snapshot.myCycles(report).count == 1)
+        #expect(snapshot.myCycles(report).first?.leaked == true)
+        withExtendedLifetime(held) {}
+    }
+
     @Test("plain objects in a cycle declared by hand are reported leaked")
     func externalCycle() {
         let checkpoint = LeakGraph.checkpoint()

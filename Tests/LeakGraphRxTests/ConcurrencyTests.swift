@@ -1,0 +1,90 @@
+import Foundation
+import LeakGraph
+import LeakGraphRx
+import Synchronization
+import Testing
+
+/// Subscriptions made on some threads and disposed on others while a subject emits and another
+/// thread snapshots and analyses in a loop.
+@Suite("Concurrent subscriptions", .serialized)
+struct ConcurrencyTests {
+    @Test("4 threads subscribe, 2 dispose, 1 emits, 1 snapshots: no false leak, nothing left")
+    func subscribeDisposeEmitSnapshot() async throws {
+        let perThread = 2_000
+        let subject = PublishSubject<Int>()
+        let pending = Locked<[Disposable]>([])
+        let producersDone = Atomic<Int>(0)
+        let disposed = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let falseLeaks = Atomic<Int>(0)
+        let snapshots = Atomic<Int>(0)
+        let received = Atomic<Int>(0)
+
+        let (scope, _) = await LeakScope.run {
+            var threads: [Thread] = []
+            for _ in 0..<4 {
+                threads.append(
+                    Thread {
+                        for _ in 0..<perThread {
+                            let disposable = subject.map { $0 + 1 }.subscribe(onNext: { _ in
+                                received.add(1, ordering: .relaxed)
+                            })
+                            pending.withLock { $0.append(disposable) }
+                        }
+                        producersDone.add(1, ordering: .releasing)
+                    })
+            }
+            for _ in 0..<2 {
+                threads.append(
+                    Thread {
+                        while true {
+                            let next: Disposable? = pending.withLock { $0.popLast() }
+                            if let next {
+                                next.dispose()
+                                disposed.add(1, ordering: .relaxed)
+                            } else if producersDone.load(ordering: .acquiring) == 4 {
+                                break
+                            }
+                        }
+                    })
+            }
+            threads.append(
+                Thread {
+                    var value = 0
+                    while !stop.load(ordering: .acquiring) {
+                        subject.onNext(value)
+                        value += 1
+                    }
+                })
+            threads.append(
+                Thread {
+                    while !stop.load(ordering: .acquiring) {
+                        let (snapshot, report) = LeakGraph.findLeaks(options: .declaredOnly)
+                        // Every live subscription is held by the subject: never leaked.
+                        let subscriptionObjects = snapshot.objects.filter { $0.type.contains("Map") || $0.type.contains("SinkDisposer") }
+                        if subscriptionObjects.contains(where: { report.leakedObjectIDs.contains($0.id) }) {
+                            falseLeaks.add(1, ordering: .relaxed)
+                        }
+                        snapshots.add(1, ordering: .relaxed)
+                    }
+                })
+            threads.forEach { $0.start() }
+            while disposed.load(ordering: .relaxed) < 4 * perThread {
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            stop.store(true, ordering: .releasing)
+            while threads.contains(where: { !$0.isFinished }) { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(falseLeaks.load(ordering: .relaxed) == 0)
+        #expect(snapshots.load(ordering: .relaxed) > 0)
+        #expect(received.load(ordering: .relaxed) > 0)
+        // Everything the subscriptions made is gone once they are disposed.
+        var alive = LeakGraph.liveObjects(in: scope, options: .declaredOnly)
+        for _ in 0..<100 where !alive.isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+            alive = LeakGraph.liveObjects(in: scope, options: .declaredOnly)
+        }
+        #expect(alive.isEmpty, "\(alive.prefix(5).map(\.type))")
+        withExtendedLifetime(subject) {}
+    }
+}
