@@ -6,7 +6,9 @@ extension Publishers {
     /// upstream subscription (`subscription`), so a pipeline that is never cancelled shows its
     /// subscriber ⇄ subscription cycle in the graph.
     public struct Tracked<Upstream: Publisher>: Publisher {
+        /// The upstream's output.
         public typealias Output = Upstream.Output
+        /// The upstream's failure.
         public typealias Failure = Upstream.Failure
 
         /// The publisher observed.
