@@ -33,12 +33,12 @@ for scenario in subject-lifecycle mapfilter-lifecycle create-lifecycle disposeba
 done
 : > "$out/instructions.tsv"
 if [ "${INSTRUCTIONS:-1}" != 0 ] && command -v valgrind >/dev/null; then
-  # Valgrind 3.22 cannot read the DWARF 5 that swiftc emits ("Possibly corrupted debuginfo file"):
+  # Valgrind 3.19 cannot read the DWARF 5 that swiftc emits ("Possibly corrupted debuginfo file"):
   # count a copy without debug info (the code is identical).
   counted=$here/.build/release/leakgraph-bench-nodebug
   strip --strip-debug -o "$counted" "$bench"
   for name in "${key_cases[@]}"; do
-    line=$("$ipo" 1000 3000 "$counted" --case "$name" --iterations '{n}' || echo "? instructions/op")
+    line=$("$ipo" 1000 3000 "$counted" --case "$name" --iterations '{n}' --quiet || echo "? instructions/op")
     printf '%s\t%s\n' "$name" "${line%% instructions/op*}" >> "$out/instructions.tsv"
     echo "$name: $line" >&2
   done
@@ -47,7 +47,7 @@ else
 fi
 
 # Combined table: the wall table with an instructions/op column.
-python3 - "$out/wall.json" "$out/instructions.tsv" <<'PY'
+python3 - "$out/wall.json" "$out/instructions.tsv" > "$out/table.md" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))
 instructions = dict(line.rstrip("\n").split("\t") for line in open(sys.argv[2]) if "\t" in line)
@@ -59,15 +59,17 @@ def fmt(ns):
     return "%.1f ns" % ns
 def metrics(m):
     return ", ".join(("%s %d" % (k, v)) if v == int(v) else ("%s %.1f" % (k, v)) for k, v in sorted(m.items()))
-print("| case | variant | per | median wall | instructions/op | other |")
-print("|---|---|---|---:|---:|---|")
+print("| case | variant | per | iterations × runs | median wall | min wall | instructions/op | other |")
+print("|---|---|---|---|---:|---:|---:|---|")
 group = None
 for r in results:
     if r["group"] != group:
         group = r["group"]
-        print("| **%s** | | | | | |" % group)
+        print("| **%s** | | | | | | | |" % group)
     ins = instructions.get(r["name"], "")
     try: ins = "{:,.0f}".format(float(ins))
     except ValueError: pass
-    print("| `%s` | %s | %s | %s | %s | %s |" % (r["name"], r["variant"], r["unit"], fmt(r["medianNanoseconds"]), ins, metrics(r["metrics"])))
+    print("| `%s` | %s | %s | %d × %d | %s | %s | %s | %s |" % (r["name"], r["variant"], r["unit"], r["iterations"], r["runs"],
+          fmt(r["medianNanoseconds"]), fmt(r["minimumNanoseconds"]), ins, metrics(r["metrics"])))
 PY
+cat "$out/table.md"

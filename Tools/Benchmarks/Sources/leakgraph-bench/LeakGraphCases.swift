@@ -19,6 +19,11 @@ extension EdgeLabel {
     static let benchOther = EdgeLabel("other")
 }
 
+/// Where the allocation cases store each new object (the store releases, so frees, the previous one).
+/// A global the optimiser must keep: with `blackHole(PlainLeaf())` alone it proved the object
+/// unobservable and removed the allocation (1.7 ns, 21 instructions "per allocation").
+nonisolated(unsafe) var allocSlot: AnyObject?
+
 /// How deep the measured loops run (see `atDepth`).
 let benchDepth = 40
 
@@ -31,7 +36,8 @@ func allocationCases() -> [BenchCase] {
             configure(tracking: tracking, stacks: stacks)
             return atDepth(benchDepth) {
                 measure(context.iterations) {
-                    for _ in 0..<context.iterations { blackHole(TrackedLeaf()) }
+                    for _ in 0..<context.iterations { allocSlot = TrackedLeaf() }
+                    allocSlot = nil
                 }
             }
         }
@@ -44,7 +50,8 @@ func allocationCases() -> [BenchCase] {
             configure(tracking: true)
             return atDepth(benchDepth) {
                 measure(context.iterations) {
-                    for _ in 0..<context.iterations { blackHole(PlainLeaf()) }
+                    for _ in 0..<context.iterations { allocSlot = PlainLeaf() }
+                    allocSlot = nil
                 }
             }
         },

@@ -8,6 +8,9 @@
 //                                        `instructions-per-op 1000 3000 leakgraph-bench --case NAME
 //                                        --iterations {n}` gives instructions per operation
 //   leakgraph-bench --list               case names
+//   --quiet                              with --case: print nothing (instruction counting: the table's
+//                                        value-dependent formatting would otherwise add a different
+//                                        start-up/shutdown cost at each iteration count)
 //   --json PATH                          also write the results as JSON
 //   --filter TEXT                        only cases whose name contains TEXT
 import Foundation
@@ -36,6 +39,7 @@ struct Options {
     var warmup = false
     var quick = false
     var list = false
+    var quiet = false
     var json: String?
     var resultFile: String?
 }
@@ -43,7 +47,7 @@ struct Options {
 func usage() -> Never {
     let text = """
         usage: leakgraph-bench [--quick] [--case NAME ...] [--filter TEXT] [--iterations N] [--runs R]
-                               [--warmup] [--json PATH] [--list]
+                               [--warmup] [--quiet] [--json PATH] [--list]
         """
     FileHandle.standardError.write(Data((text + "\n").utf8))
     exit(2)
@@ -65,6 +69,7 @@ func parseOptions() -> Options {
         case "--warmup": options.warmup = true
         case "--quick": options.quick = true
         case "--list": options.list = true
+        case "--quiet": options.quiet = true
         case "--json": options.json = value()
         case "--result-file": options.resultFile = value()
         case "--help", "-h": usage()
@@ -186,7 +191,7 @@ if options.cases.count == 1 {
     if let path = options.resultFile {
         let data = try JSONEncoder().encode(result)
         try data.write(to: URL(fileURLWithPath: path))
-    } else {
+    } else if !options.quiet {
         printTable(results)
     }
 } else {
