@@ -83,3 +83,4 @@ int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 :
 
 
 __thread int lg_shared_stack_plus_one = 0;
+__thread int lg_releasing_snapshot = 0;

@@ -1,4 +1,11 @@
+import CLeakGraphSupport
 import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Takes a consistent ``GraphSnapshot`` out of the registry.
 ///
@@ -28,33 +35,48 @@ enum Snapshotter {
     /// Only one snapshot at a time holds objects, so that its own +1 is the only one to
     /// subtract from the retain counts it reads.
     private static let holdingGate = Locked(0)  // the count of holding snapshots taken
-    /// Holds that finished snapshots are still letting go of, by address: other snapshots
+    /// Holds that snapshots have taken and not yet let go of, by address: other snapshots
     /// subtract them from the retain counts they read.
     private static let releasing = Locked<[UInt: Int]>([:])
 
+    /// How many snapshots are releasing their holds right now (on any thread).
+    private static let releasesInFlight = Atomic<Int>(0)
+
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
         let discovers = options.discoverReferences || options.scanClosures
-        if discovers {
-            let (snapshot, held) = holdingGate.withLock { taken in
-                taken += 1
-                let result = take(registry, options: options, holding: true)
-                releasing.withLock { counts in
-                    for address in result.held { counts[address, default: 0] += 1 }
-                }
-                return result
-            }
-            // Released outside every lock: a release may run a deinit that takes a snapshot.
-            // Each hold is unlisted before it is released, so a snapshot running meanwhile can
-            // only over-count (a safe "retained"), never under-count.
-            for address in held {
-                releasing.withLock { counts in
-                    if counts[address] == 1 { counts[address] = nil } else { counts[address]! -= 1 }
-                }
-                Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
-            }
-            return snapshot
+        guard discovers else { return take(registry, options: options, holding: false).snapshot }
+        waitForReleasesInFlight()
+        let (snapshot, held) = holdingGate.withLock { taken in
+            taken += 1
+            return take(registry, options: options, holding: true)
         }
-        return take(registry, options: options, holding: false).snapshot
+        // Released outside every lock: a release may run a deinit that takes a snapshot. Each
+        // hold is unlisted before it is released, so a snapshot reading meanwhile can only
+        // over-count (a safe "retained"), never under-count.
+        releasesInFlight.add(1, ordering: .sequentiallyConsistent)
+        lg_set_releasing_snapshot(lg_get_releasing_snapshot() + 1)
+        for address in held {
+            releasing.withLock { counts in
+                if counts[address] == 1 { counts[address] = nil } else { counts[address]! -= 1 }
+            }
+            Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
+        }
+        lg_set_releasing_snapshot(lg_get_releasing_snapshot() - 1)
+        releasesInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        return snapshot
+    }
+
+    /// Lets another thread's snapshot finish letting go of its holds before counting, so that
+    /// those holds do not show up as unexplained owners. Bounded (100 ms) so that nothing can
+    /// deadlock on it, and skipped when this thread is itself releasing (a deinit run by a
+    /// release that takes a snapshot).
+    private static func waitForReleasesInFlight() {
+        guard lg_get_releasing_snapshot() == 0 else { return }
+        var waited = 0
+        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 && waited < 1_000 {
+            usleep(100)
+            waited += 1
+        }
     }
 
     /// With `holding`, every object is retained for the time of the snapshot (reflection reads
@@ -74,7 +96,6 @@ enum Snapshotter {
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
         registry.state.withLock { state in
-            let othersHold = releasing.withLock { $0 }
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
             retainCounts.reserveCapacity(state.liveCount)
@@ -92,20 +113,38 @@ enum Snapshotter {
                     }()
                     guard let strong else { continue }
                     externals.append(strong)
-                    retainCounts.append(runtimeRetainCount(pointer) - 1 - (othersHold[address] ?? 0))
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
                     if holding { _ = strong.retain() }
                 } else if holding {
                     guard runtimeTryRetain(pointer) else { continue }
-                    retainCounts.append(runtimeRetainCount(pointer) - 1 - (othersHold[address] ?? 0))
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
                 } else {
                     guard !runtimeIsDeallocating(pointer) else { continue }
-                    retainCounts.append(runtimeRetainCount(pointer) - (othersHold[address] ?? 0))
+                    retainCounts.append(runtimeRetainCount(pointer))
                 }
                 indexOfSlot[slot] = held.count
                 held.append(
                     Held(address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
                 if entry.stack >= 0 && stackFrames[entry.stack] == nil {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
+                }
+            }
+            // Holds that other snapshots are still releasing, read after every count: a releaser
+            // unlists a hold before releasing it, so a hold released after its count was read is
+            // still listed here (exact), and one released before is no longer listed (exact);
+            // reading the list first could subtract a hold twice and make a live object look
+            // explained, the one error the verdict must never make.
+            let othersHold = releasing.withLock { $0 }
+            if !othersHold.isEmpty {
+                for (index, object) in held.enumerated() {
+                    if let holds = othersHold[object.address] { retainCounts[index] -= holds }
+                }
+            }
+            if holding {
+                // Listed while still under the registry lock, so that every other snapshot sees
+                // these holds either not yet taken or listed, for as long as they last.
+                releasing.withLock { counts in
+                    for object in held { counts[object.address, default: 0] += 1 }
                 }
             }
             rawEdges.reserveCapacity(state.liveEdgeCount)
@@ -173,6 +212,13 @@ enum Snapshotter {
                 discovery.found, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
                 objects: objects, indexOfAddress: indexOfAddress)
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
+        }
+        // An object whose every strong reference is a snapshot's hold is already unreachable:
+        // it is freed as soon as that snapshot lets go, so it is not reported as alive.
+        let onlyHeldByLeakGraph = Set(objects.indices.filter { retainCounts[$0] == 0 }.map { objects[$0].id })
+        if !onlyHeldByLeakGraph.isEmpty {
+            objects.removeAll { onlyHeldByLeakGraph.contains($0.id) }
+            edges.removeAll { onlyHeldByLeakGraph.contains($0.from) || onlyHeldByLeakGraph.contains($0.to) }
         }
         return (
             GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time),

@@ -107,6 +107,28 @@ struct DumpAtExitTests {
         #expect(warned.components(separatedBy: "stack table is full").count == 2, "\(warned)")
     }
 
+    @Test("registry memory returns to its baseline after objects die (a process of its own)")
+    func memoryReturns() throws {
+        let process = Process()
+        process.executableURL = Self.exampleBinary
+        process.arguments = ["--memory"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let rounds = printed.split(separator: "\n").filter { $0.contains("round") }.map { line in
+            line.split { !$0.isNumber }.compactMap { Int($0) }
+        }
+        try #require(rounds.count == 3, "\(printed)")
+        // [round, bytes, live, edges]: after the first round the tables keep their size.
+        #expect(rounds[2][1] == rounds[1][1])
+        #expect(rounds[1][2] == rounds[0][2] && rounds[2][2] == rounds[0][2])
+        #expect(rounds[2][3] == rounds[0][3])
+        #expect(rounds[2][2] <= 2, "only the example's own pair may be alive")
+    }
+
     @Test("LEAKGRAPH=off tracks nothing")
     func trackingOff() throws {
         let directory = temporaryDirectory()

@@ -39,4 +39,11 @@ extern __thread int lg_shared_stack_plus_one;
 static inline int lg_get_shared_stack(void) { return lg_shared_stack_plus_one; }
 static inline void lg_set_shared_stack(int value) { lg_shared_stack_plus_one = value; }
 
+/// How many snapshots this thread is releasing holds for (nested when a release runs a deinit
+/// that takes a snapshot).
+extern __thread int lg_releasing_snapshot;
+
+static inline int lg_get_releasing_snapshot(void) { return lg_releasing_snapshot; }
+static inline void lg_set_releasing_snapshot(int value) { lg_releasing_snapshot = value; }
+
 #endif

@@ -50,3 +50,13 @@ func busyExit() -> Never {
     }.start()
     while true { sleep(1) }
 }
+
+/// Makes `count` objects linked as a tree (a chain would recurse `count` deinits deep on
+/// release), then drops them all.
+@inline(never)
+func churn(_ count: Int) {
+    var nodes: [Child] = []
+    nodes.reserveCapacity(count)
+    for _ in 0..<count { nodes.append(Child()) }
+    for index in 1..<count { LeakGraph.addEdge(from: nodes[index], to: nodes[index / 2], label: "up") }
+}

@@ -6,6 +6,8 @@
 //   cycle-example --busy-exit  leaks the pair, then calls exit(3) from a secondary thread while
 //                              four other threads allocate tracked objects
 //   cycle-example --stack-cap  caps the stack table at 3 and allocates from 10 call sites
+//   cycle-example --memory     makes and drops 100,000 linked objects three times, printing the
+//                              registry's size and live count after each round
 import Foundation
 import LeakGraph
 
@@ -22,6 +24,11 @@ case "--stack-cap":
     for depth in 0..<10 { kept.append(allocate(atDepth: depth)) }
     print("cycle-example: unique stacks \(LeakGraph.uniqueStackCount), capacity \(LeakGraph.stackTableCapacity)")
     withExtendedLifetime(kept) {}
+case "--memory":
+    for round in 1...3 {
+        churn(100_000)
+        print("cycle-example: round \(round): \(LeakGraph.registryByteCount) bytes, \(LeakGraph.liveObjectCount) live, \(LeakGraph.edgeCount) edges")
+    }
 default:
     break
 }
