@@ -6,6 +6,8 @@
 //   cycle-example --busy-exit  leaks the pair, then calls exit(3) from a secondary thread while
 //                              four other threads allocate tracked objects
 //   cycle-example --stack-cap  caps the stack table at 3 and allocates from 10 call sites
+//   cycle-example --many N     also leaks N more pairs (to time detection + dump at exit
+//                              against LeakSanitizer's exit scan of the same program)
 //   cycle-example --memory     makes and drops 100,000 linked objects three times, printing the
 //                              registry's size and live count after each round
 import Foundation
@@ -24,6 +26,10 @@ case "--stack-cap":
     for depth in 0..<10 { kept.append(allocate(atDepth: depth)) }
     print("cycle-example: unique stacks \(LeakGraph.uniqueStackCount), capacity \(LeakGraph.stackTableCapacity)")
     withExtendedLifetime(kept) {}
+case "--many":
+    let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 100_000
+    for _ in 0..<count { makePair(mode: "--leak") }
+    print("cycle-example: leaked \(count) more pairs")
 case "--memory":
     for round in 1...3 {
         churn(100_000)
