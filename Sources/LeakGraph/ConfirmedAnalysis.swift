@@ -5,44 +5,55 @@ extension LeakGraph {
     /// A snapshot copies the declared edges at one instant but reads retain counts a moment
     /// later; if a thread drops a reference in between, a live object can look explained by an
     /// edge that no longer exists. A real leak cannot change (nothing can reach it), so a verdict
-    /// is kept only when the second snapshot gives the same verdict with the same retain counts
-    /// and in-edges for every member. Unconfirmed cycles are reported as retained.
+    /// is kept only when a second, declared-only look finds the same retain count and the same
+    /// declared in-edges for every member. Unconfirmed cycles are reported as retained.
     ///
-    /// Cost: one snapshot when nothing leaked, two otherwise.
+    /// Cost: one snapshot when nothing leaked, plus a cheap declared-only one otherwise.
     public static func findLeaks(options: SnapshotOptions = .default) -> (snapshot: GraphSnapshot, report: LeakReport) {
         let first = snapshot(options: options)
         let firstReport = LeakDetector.analyze(first)
         guard firstReport.hasLeaks else { return (first, firstReport) }
-        let second = snapshot(options: options)
-        let secondReport = LeakDetector.analyze(second)
-        var confirmed = firstReport.leakedObjectIDs.intersection(secondReport.leakedObjectIDs)
-        let before = Fingerprints(first, ids: confirmed)
-        let after = Fingerprints(second, ids: confirmed)
-        confirmed = confirmed.filter { before.values[$0] == after.values[$0] }
-        var report = secondReport
-        report.leakedObjectIDs = secondReport.leakedObjectIDs.intersection(confirmed)
+        // The second look reads only what can have moved under a racing thread: retain counts
+        // and declared edges (cheap: nothing is held, nothing is reflected).
+        let second = snapshot(options: .declaredOnly)
+        let before = Fingerprints(first, ids: firstReport.leakedObjectIDs)
+        let after = Fingerprints(second, ids: firstReport.leakedObjectIDs)
+        let confirmed = firstReport.leakedObjectIDs.filter { before.values[$0] == after.values[$0] }
+        var report = firstReport
+        report.leakedObjectIDs = confirmed
         for index in report.cycles.indices where report.cycles[index].leaked {
             if !report.cycles[index].objects.allSatisfy(confirmed.contains) {
                 report.cycles[index].leaked = false
                 report.leakedObjectIDs.subtract(report.cycles[index].objects)
             }
         }
-        return (second, report)
+        return (first, report)
     }
 }
 
-/// Per object: retain count and sorted strong in-edges, to compare two snapshots.
+/// Per object: retain count and its declared strong in-edges (as an order-independent hash),
+/// to compare two snapshots.
 private struct Fingerprints {
-    var values: [UInt64: String] = [:]
+    struct Value: Equatable {
+        var retainCount: Int?
+        var edgeCount = 0
+        var edgeHash: UInt64 = 0
+    }
+
+    var values: [UInt64: Value] = [:]
 
     init(_ snapshot: GraphSnapshot, ids: Set<UInt64>) {
-        var incoming: [UInt64: [String]] = [:]
-        for edge in snapshot.edges where edge.kind == .strong && ids.contains(edge.to) {
-            incoming[edge.to, default: []].append("\(edge.from)|\(edge.label)|\(edge.count)")
+        values.reserveCapacity(ids.count)
+        for object in snapshot.objects where ids.contains(object.id) {
+            values[object.id] = Value(retainCount: object.strongRetainCount)
         }
-        for id in ids {
-            let count = snapshot.object(id)?.strongRetainCount.map(String.init) ?? "gone"
-            values[id] = count + ";" + (incoming[id] ?? []).sorted().joined(separator: ",")
+        for edge in snapshot.edges where edge.kind == .strong && edge.origin == .declared && ids.contains(edge.to) {
+            var hasher = Hasher()
+            hasher.combine(edge.from)
+            hasher.combine(edge.label)
+            hasher.combine(edge.count)
+            values[edge.to, default: Value()].edgeCount += 1
+            values[edge.to, default: Value()].edgeHash &+= UInt64(bitPattern: Int64(hasher.finalize()))
         }
     }
 }

@@ -72,8 +72,10 @@ public enum DotExporter {
         }
         var chosen: [UInt64] = []
         var chosenSet = Set<UInt64>()
+        // One past the cap is enough to know that some were left out.
+        let enough = options.maximumNodes + 1
         func choose(_ id: UInt64) {
-            if chosenSet.insert(id).inserted { chosen.append(id) }
+            if chosen.count < enough && chosenSet.insert(id).inserted { chosen.append(id) }
         }
         switch options.scope {
         case .everything:
@@ -85,13 +87,21 @@ public enum DotExporter {
             for cycle in cycles where cycle.leaked { cycle.objects.forEach(choose) }
             for cycle in cycles where !cycle.leaked { cycle.objects.forEach(choose) }
             let core = chosenSet
-            for edge in edges where core.contains(edge.from) || core.contains(edge.to) {
+            for edge in edges where chosen.count < enough && (core.contains(edge.from) || core.contains(edge.to)) {
                 choose(edge.from)
                 choose(edge.to)
             }
         }
-        let omitted = max(0, chosen.count - options.maximumNodes)
-        if omitted > 0 { chosen.removeLast(omitted) }
+        let candidates: Int
+        switch options.scope {
+        case .everything: candidates = objects.count
+        case .leakedOnly: candidates = max(chosen.count, leaked.count)
+        case .cyclesWithContext: candidates = max(chosen.count, cycles.reduce(0) { $0 + $1.objects.count })
+        }
+        // Exact for `.everything`; for the other scopes, the cycle members left out (context
+        // objects beyond the cap are not counted).
+        let omitted = max(0, candidates - options.maximumNodes)
+        if chosen.count > options.maximumNodes { chosen.removeLast(chosen.count - options.maximumNodes) }
         chosenSet = Set(chosen)
 
         var index: [UInt64: Int] = [:]

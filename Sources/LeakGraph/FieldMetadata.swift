@@ -117,10 +117,23 @@ final class FieldLayout: Sendable {
         switch MetadataKind(of: type) {
         case .classInstance: return .reference
         case .optional:
-            if let wrapped = MetadataKind.optionalWrapped(type), MetadataKind(of: wrapped) == .classInstance {
+            guard let wrapped = MetadataKind.optionalWrapped(type) else { return .value(MetatypeBox(type: type)) }
+            switch MetadataKind(of: wrapped) {
+            case .classInstance:
                 return .reference
+            case .structure, .tuple:
+                // An optional value that cannot hold a reference (a label, a number, a string)
+                // needs no walk at all: the common case, and Mirror is the slow path.
+                if wrapped == String.self || wrapped == Substring.self { return nil }
+                if !(wrapped is any Collection.Type), depth < 6, build(wrapped, depth: depth + 1).fields.isEmpty {
+                    return nil
+                }
+                return .value(MetatypeBox(type: type))
+            case .other:
+                return nil
+            default:
+                return .value(MetatypeBox(type: type))
             }
-            return .value(MetatypeBox(type: type))
         case .function: return .closure
         case .structure, .tuple:
             if type == String.self || type == Substring.self || type == Character.self { return nil }

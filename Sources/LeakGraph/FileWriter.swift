@@ -39,6 +39,22 @@ public enum SafeFileWriter {
     /// - Parameter replace: Allow replacing an existing file (only for files the caller owns,
     ///   such as a test's own artifacts).
     public static func write(_ contents: String, to path: String, replace: Bool = false) throws(Failure) {
+        var text = contents
+        let result = text.withUTF8 { buffer in
+            Result { () throws(Failure) in try write(bytes: buffer, to: path, replace: replace) }
+        }
+        try result.get()
+    }
+
+    /// Writes `bytes` like ``write(_:to:replace:)``.
+    public static func write(_ bytes: [UInt8], to path: String, replace: Bool = false) throws(Failure) {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(Failure) in try write(bytes: buffer, to: path, replace: replace) }
+        }
+        try result.get()
+    }
+
+    private static func write(bytes buffer: UnsafeBufferPointer<UInt8>, to path: String, replace: Bool) throws(Failure) {
         let flags = O_WRONLY | O_CREAT | O_TRUNC | (replace ? 0 : O_EXCL)
         let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {
@@ -46,18 +62,15 @@ public enum SafeFileWriter {
             throw Failure(path: path, reason: reason)
         }
         var failure: Failure?
-        var utf8 = contents
-        utf8.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Failure(path: path, reason: String(cString: strerror(errno)))
-                    return
-                }
-                offset += written
+        var offset = 0
+        while offset < buffer.count {
+            let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure = Failure(path: path, reason: String(cString: strerror(errno)))
+                break
             }
+            offset += written
         }
         if failure == nil && fsyncIfRegular(descriptor) != 0 {
             failure = Failure(path: path, reason: String(cString: strerror(errno)))

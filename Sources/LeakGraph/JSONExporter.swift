@@ -25,108 +25,127 @@ public enum JSONExporter {
     ///   - report: Its analysis; computed when nil.
     ///   - processID: Written as `pid`.
     public static func render(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil) -> String {
-        let snapshot =
+        String(decoding: renderBytes(snapshot, report: report, processID: processID), as: UTF8.self)
+    }
+
+    /// ``render(_:report:processID:)`` as UTF-8 bytes, ready to write.
+    public static func renderBytes(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil) -> [UInt8] {
+        let needsSymbols =
             snapshot.stacks.contains(where: \.needsSymbolication)
-                || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
-            ? Symbolicator.symbolicate(snapshot) : snapshot
+            || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
+        let snapshot = needsSymbols ? Symbolicator.symbolicate(snapshot) : snapshot
         let report = report ?? LeakDetector.analyze(snapshot)
-        var out = ""
-        out.reserveCapacity(snapshot.objects.count * 120 + snapshot.edges.count * 80 + 1024)
-        out += "{\"format\":\"leakgraph\",\"version\":\(version)"
-        if let processID { out += ",\"pid\":\(processID)" }
-        out += ",\"time\":\(number(snapshot.time))"
-        out += ",\n\"objects\":["
+        var out = JSONWriter(capacity: snapshot.objects.count * 160 + snapshot.edges.count * 110 + 4096)
+        out.raw("{\"format\":\"leakgraph\",\"version\":")
+        out.int(version)
+        if let processID {
+            out.raw(",\"pid\":")
+            out.int(processID)
+        }
+        out.raw(",\"time\":")
+        out.seconds(snapshot.time)
+        out.raw(",\n\"objects\":[")
         for (index, object) in snapshot.objects.enumerated() {
-            if index > 0 { out += "," }
-            out += "\n{\"id\":\(object.id),\"type\":"
-            appendString(object.type, to: &out)
-            out += ",\"label\":"
-            if let label = object.label { appendString(label, to: &out) } else { out += "null" }
-            out += ",\"strongRetainCount\":" + (object.strongRetainCount.map(String.init) ?? "null")
-            out += ",\"stack\":" + (object.stack.map(String.init) ?? "null")
-            out += ",\"time\":\(number(object.time)),\"state\":\"\(object.state.rawValue)\",\"scope\":\(object.scope)"
-            out += ",\"leaked\":\(report.leakedObjectIDs.contains(object.id))}"
+            out.raw(index > 0 ? ",\n{\"id\":" : "\n{\"id\":")
+            out.int(object.id)
+            out.raw(",\"type\":")
+            out.string(object.type)
+            out.raw(",\"label\":")
+            out.optionalString(object.label)
+            out.raw(",\"strongRetainCount\":")
+            out.optionalInt(object.strongRetainCount)
+            out.raw(",\"stack\":")
+            out.optionalInt(object.stack)
+            out.raw(",\"time\":")
+            out.seconds(object.time)
+            out.raw(",\"state\":")
+            out.string(object.state.rawValue)
+            out.raw(",\"scope\":")
+            out.int(object.scope)
+            out.raw(",\"leaked\":")
+            out.bool(report.leakedObjectIDs.contains(object.id))
+            out.raw("}")
         }
-        out += "],\n\"edges\":["
+        out.raw("],\n\"edges\":[")
         for (index, edge) in snapshot.edges.enumerated() {
-            if index > 0 { out += "," }
-            out += "\n{\"from\":\(edge.from),\"to\":\(edge.to),\"kind\":\"\(edge.kind.rawValue)\",\"label\":"
-            appendString(edge.label, to: &out)
-            out += ",\"origin\":\"\(edge.origin.rawValue)\",\"count\":\(edge.count)"
-            out += ",\"site\":" + (edge.site.map(String.init) ?? "null")
-            out += ",\"closure\":"
-            if let closure = edge.closure { appendString(closure, to: &out) } else { out += "null" }
-            out += "}"
+            out.raw(index > 0 ? ",\n{\"from\":" : "\n{\"from\":")
+            out.int(edge.from)
+            out.raw(",\"to\":")
+            out.int(edge.to)
+            out.raw(",\"kind\":")
+            out.string(edge.kind.rawValue)
+            out.raw(",\"label\":")
+            out.string(edge.label)
+            out.raw(",\"origin\":")
+            out.string(edge.origin.rawValue)
+            out.raw(",\"count\":")
+            out.int(edge.count)
+            out.raw(",\"site\":")
+            out.optionalInt(edge.site)
+            out.raw(",\"closure\":")
+            out.optionalString(edge.closure)
+            out.raw("}")
         }
-        out += "],\n\"stacks\":["
+        out.raw("],\n\"stacks\":[")
         for (index, stack) in snapshot.stacks.enumerated() {
-            if index > 0 { out += "," }
-            out += "\n{\"id\":\(stack.id),\"frames\":["
+            out.raw(index > 0 ? ",\n{\"id\":" : "\n{\"id\":")
+            out.int(stack.id)
+            out.raw(",\"frames\":[")
             for (frameIndex, frame) in stack.frames.enumerated() {
-                if frameIndex > 0 { out += "," }
-                appendString(frame, to: &out)
+                if frameIndex > 0 { out.raw(",") }
+                out.string(frame)
             }
-            out += "],\"userFrame\":" + (stack.userFrame.map(String.init) ?? "null") + "}"
+            out.raw("],\"userFrame\":")
+            out.optionalInt(stack.userFrame)
+            out.raw("}")
         }
-        out += "],\n\"cycles\":["
+        out.raw("],\n\"cycles\":[")
         for (index, cycle) in report.cycles.enumerated() {
-            if index > 0 { out += "," }
-            out += "\n{\"objects\":[" + cycle.objects.map(String.init).joined(separator: ",") + "]"
-            out += ",\"leaked\":\(cycle.leaked),\"signature\":"
-            appendString(cycle.signature, to: &out)
-            out += ",\"path\":["
+            out.raw(index > 0 ? ",\n{\"objects\":[" : "\n{\"objects\":[")
+            for (memberIndex, member) in cycle.objects.enumerated() {
+                if memberIndex > 0 { out.raw(",") }
+                out.int(member)
+            }
+            out.raw("],\"leaked\":")
+            out.bool(cycle.leaked)
+            out.raw(",\"signature\":")
+            out.string(cycle.signature)
+            out.raw(",\"path\":[")
             for (stepIndex, step) in cycle.path.enumerated() {
-                if stepIndex > 0 { out += "," }
-                out += "{\"from\":\(step.from),\"to\":\(step.to),\"label\":"
-                appendString(step.label, to: &out)
-                out += "}"
+                out.raw(stepIndex > 0 ? ",{\"from\":" : "{\"from\":")
+                out.int(step.from)
+                out.raw(",\"to\":")
+                out.int(step.to)
+                out.raw(",\"label\":")
+                out.string(step.label)
+                out.raw("}")
             }
-            out += "],\"loop\":"
-            appendString(cycle.loopDescription, to: &out)
-            out += ",\"unexplainedHolders\":["
+            out.raw("],\"loop\":")
+            out.string(cycle.loopDescription)
+            out.raw(",\"unexplainedHolders\":[")
             for (holderIndex, holder) in cycle.unexplainedHolders.enumerated() {
-                if holderIndex > 0 { out += "," }
-                out += "{\"object\":\(holder.object),\"unexplained\":\(holder.unexplained),\"knownHolders\":["
-                out += holder.knownHolders.map(String.init).joined(separator: ",") + "]}"
-            }
-            out += "]}"
-        }
-        out += "],\n\"unknownOwners\":["
-        for (index, owner) in report.unknownOwners.enumerated() {
-            if index > 0 { out += "," }
-            out += "{\"object\":\(owner.object),\"unexplained\":\(owner.unexplained)}"
-        }
-        out += "]}\n"
-        return out
-    }
-
-    private static func number(_ value: Double) -> String {
-        guard value.isFinite else { return "0" }
-        return String(format: "%.3f", value)
-    }
-
-    static func appendString(_ text: String, to out: inout String) {
-        out += "\""
-        var needsEscaping = false
-        for byte in text.utf8 where byte < 0x20 || byte == 0x22 || byte == 0x5C {
-            needsEscaping = true
-            break
-        }
-        if !needsEscaping {
-            out += text
-        } else {
-            for scalar in text.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\r": out += "\\r"
-                case "\t": out += "\\t"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
+                out.raw(holderIndex > 0 ? ",{\"object\":" : "{\"object\":")
+                out.int(holder.object)
+                out.raw(",\"unexplained\":")
+                out.int(holder.unexplained)
+                out.raw(",\"knownHolders\":[")
+                for (knownIndex, known) in holder.knownHolders.enumerated() {
+                    if knownIndex > 0 { out.raw(",") }
+                    out.int(known)
                 }
+                out.raw("]}")
             }
+            out.raw("]}")
         }
-        out += "\""
+        out.raw("],\n\"unknownOwners\":[")
+        for (index, owner) in report.unknownOwners.enumerated() {
+            out.raw(index > 0 ? ",{\"object\":" : "{\"object\":")
+            out.int(owner.object)
+            out.raw(",\"unexplained\":")
+            out.int(owner.unexplained)
+            out.raw("}")
+        }
+        out.raw("]}\n")
+        return out.bytes
     }
 }

@@ -125,9 +125,16 @@ private func reportEdge(owner: TrackedObject, old: AnyObject?, new: AnyObject?, 
     registry.replaceEdge(from: owner.leakGraphSlot, oldTarget: oldSlot, newTarget: newSlot, kind: kind, label: label.id)
 }
 
+/// Property names by (class, storage offset): found once per property, not once per instance.
+private let propertyNames = Locked<[PropertyKey: String]>([:])
+
+private struct PropertyKey: Hashable {
+    let type: ObjectIdentifier
+    let offset: Int
+}
+
 /// The name of the wrapped property whose storage `storage` is: found from the storage's byte
 /// offset in the instance and the class's field list (key paths do not print names on Linux).
-/// Runs once per property and instance, on first assignment.
 private func propertyName<Owner: TrackedObject, Storage>(
     of owner: Owner, storage: ReferenceWritableKeyPath<Owner, Storage>
 ) -> String {
@@ -135,6 +142,8 @@ private func propertyName<Owner: TrackedObject, Storage>(
     let address = withUnsafeMutablePointer(to: &owner[keyPath: storage]) { UInt(bitPattern: $0) }
     guard address > base else { return "ref" }
     let offset = Int(address - base)
+    let key = PropertyKey(type: ObjectIdentifier(type(of: owner)), offset: offset)
+    if let known = propertyNames.withLock({ $0[key] }) { return known }
     var name = "ref"
     _ = _forEachField(of: type(of: owner), options: _EachFieldOptions(rawValue: 1)) { fieldName, fieldOffset, _, _ in
         guard fieldOffset == offset else { return true }
@@ -142,5 +151,7 @@ private func propertyName<Owner: TrackedObject, Storage>(
         name = text.hasPrefix("_") ? String(text.dropFirst()) : text
         return false
     }
-    return name
+    let found = name
+    propertyNames.withLock { $0[key] = found }
+    return found
 }
