@@ -45,9 +45,11 @@ enum Snapshotter {
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
         let discovers = options.discoverReferences || options.scanClosures
         guard discovers else { return take(registry, options: options, holding: false).snapshot }
-        waitForReleasesInFlight()
         let (snapshot, held) = holdingGate.withLock { taken in
             taken += 1
+            // Inside the gate, so that no snapshot can start releasing between the wait and the
+            // counting.
+            waitForReleasesInFlight()
             return take(registry, options: options, holding: true)
         }
         // Released outside every lock: a release may run a deinit that takes a snapshot. Each
