@@ -54,7 +54,8 @@ public enum SafeFileWriter {
         try result.get()
     }
 
-    private static func write(bytes buffer: UnsafeBufferPointer<UInt8>, to path: String, replace: Bool) throws(Failure) {
+    private static func write(bytes buffer: UnsafeBufferPointer<UInt8>, to path: String, replace: Bool) throws(Failure)
+    {
         let flags = O_WRONLY | O_CREAT | O_TRUNC | (replace ? 0 : O_EXCL)
         let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {

@@ -29,7 +29,9 @@ public enum JSONExporter {
     }
 
     /// ``render(_:report:processID:)`` as UTF-8 bytes, ready to write.
-    public static func renderBytes(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil) -> [UInt8] {
+    public static func renderBytes(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil)
+        -> [UInt8]
+    {
         let needsSymbols =
             snapshot.stacks.contains(where: \.needsSymbolication)
             || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }

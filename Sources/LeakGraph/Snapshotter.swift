@@ -2,9 +2,9 @@ import CLeakGraphSupport
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Takes a consistent ``GraphSnapshot`` out of the registry.

@@ -53,7 +53,8 @@ open class TrackedObject {
         let shared = lg_get_shared_stack()
         if shared > 0 {
             // Inside a shared allocation site: reuse its stack instead of capturing one.
-            return Registry.shared.registerTracked(address, metadata: metadata, label: label, stackID: shared - 1, scope: scope)
+            return Registry.shared.registerTracked(
+                address, metadata: metadata, label: label, stackID: shared - 1, scope: scope)
         }
         return StackCapture.withStackIfWanted(skip: 1) { stack in
             Registry.shared.registerTracked(address, metadata: metadata, label: label, stack: stack, scope: scope)

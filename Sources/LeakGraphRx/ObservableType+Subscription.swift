@@ -20,7 +20,8 @@ extension ObservableType {
     ) -> Disposable {
         LeakGraph.withSharedAllocationSite {
             let disposed: Disposable? = onDisposed.map { Disposables.create(with: $0) }
-            let observer = AnonymousObserver(onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: disposed)
+            let observer = AnonymousObserver(
+                onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: disposed)
             let subscription = asObservable().subscribe(observer)
             guard let disposed else { return subscription }
             return Disposables.create(subscription, disposed)

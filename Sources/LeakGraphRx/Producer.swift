@@ -17,7 +17,8 @@ public class Producer<Element>: Observable<Element> {
         LeakGraph.withSharedAllocationSite {
             let disposer = SinkDisposer()
             let sinkAndSubscription = run(observer, cancel: disposer)
-            disposer.setSinkAndSubscription(sink: sinkAndSubscription.sink, subscription: sinkAndSubscription.subscription)
+            disposer.setSinkAndSubscription(
+                sink: sinkAndSubscription.sink, subscription: sinkAndSubscription.subscription)
             return disposer
         }
     }

@@ -72,11 +72,15 @@ struct ConcurrencyTests {
                             let description = report.leakedCycles.filter { cycle in
                                 cycle.objects.contains { id in subscriptionObjects.contains { $0.id == id } }
                             }.map { cycle in
-                                cycle.loopDescription + " " + cycle.objects.map { id in
-                                    let object = snapshot.object(id)
-                                    let edges = snapshot.edges.filter { $0.to == id }.map { "\($0.from)-\($0.label)x\($0.count)" }
-                                    return "#\(id) rc=\(object?.strongRetainCount ?? -1) \(object?.state.rawValue ?? "") in:\(edges)"
-                                }.joined(separator: "; ")
+                                cycle.loopDescription + " "
+                                    + cycle.objects.map { id in
+                                        let object = snapshot.object(id)
+                                        let edges = snapshot.edges.filter { $0.to == id }.map {
+                                            "\($0.from)-\($0.label)x\($0.count)"
+                                        }
+                                        return
+                                            "#\(id) rc=\(object?.strongRetainCount ?? -1) \(object?.state.rawValue ?? "") in:\(edges)"
+                                    }.joined(separator: "; ")
                             }.joined(separator: " | ")
                             firstFalseLeak.withLock { if $0 == nil { $0 = description } }
                         }

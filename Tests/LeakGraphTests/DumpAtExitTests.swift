@@ -75,7 +75,8 @@ struct DumpAtExitTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run(["--busy-exit"], dumpDirectory: directory)
         #expect(result.status == 3)
-        let json = try #require(try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
+        let json = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
         let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
         #expect(dump.cycles.contains { $0.leaked && $0.signature.contains("Parent") })
     }

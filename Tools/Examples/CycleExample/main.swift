@@ -33,7 +33,9 @@ case "--many":
 case "--memory":
     for round in 1...3 {
         churn(100_000)
-        print("cycle-example: round \(round): \(LeakGraph.registryByteCount) bytes, \(LeakGraph.liveObjectCount) live, \(LeakGraph.edgeCount) edges")
+        print(
+            "cycle-example: round \(round): \(LeakGraph.registryByteCount) bytes, \(LeakGraph.liveObjectCount) live, \(LeakGraph.edgeCount) edges"
+        )
     }
 default:
     break
