@@ -7,7 +7,7 @@ struct ExpectDeallocationTests {
     @Test("an object that outlives its deadline is reported with the cycle that holds it")
     func reportsTheCycle() async throws {
         let reports = Locked<[LeakGraph.DeallocationFailure]>([])
-        let parent = makeLeakedPairReturningParent()
+        let parent = makeLeakedPair()
         LeakGraph.expectDeallocation(of: parent, within: 0.05) { failure in reports.withLock { $0.append(failure) } }
         for _ in 0..<200 where reports.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         let report = try #require(reports.withLock { $0.first })
@@ -26,14 +26,4 @@ struct ExpectDeallocationTests {
         try await Task.sleep(for: .milliseconds(300))
         #expect(reports.withLock { $0 } == 0)
     }
-}
-
-/// Leaks a Parent <-> Child pair and returns the parent (weakly usable: the cycle keeps it).
-@inline(never)
-private func makeLeakedPairReturningParent() -> Parent {
-    let parent = Parent()
-    let child = Child()
-    parent.child = child
-    child.parent = parent
-    return parent
 }

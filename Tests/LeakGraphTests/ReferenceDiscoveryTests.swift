@@ -109,12 +109,7 @@ struct ReferenceDiscoveryTests {
     @Test("a declared edge found again by reflection counts once")
     func declaredAndReflectedCountOnce() {
         let checkpoint = LeakGraph.checkpoint()
-        inScope {
-            let parent = Parent()
-            let child = Child()
-            parent.child = child
-            child.parent = parent
-        }
+        makeLeakedPair()
         let snapshot = LeakGraph.snapshot()
         let mine = snapshot.myIDs
         let edges = snapshot.edges.filter { mine.contains($0.from) }

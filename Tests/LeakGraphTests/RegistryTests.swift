@@ -46,12 +46,7 @@ struct RegistryTests {
     @Test("a leaked two-object cycle declared with property wrappers is reported as leaked")
     func leakedCycle() {
         let checkpoint = LeakGraph.checkpoint()
-        inScope {
-            let parent = Parent()
-            let child = Child()
-            parent.child = child
-            child.parent = parent
-        }
+        makeLeakedPair()
         let snapshot = LeakGraph.snapshot()
         let report = LeakDetector.analyze(snapshot)
         let mine = snapshot.myCycles(report)

@@ -89,3 +89,14 @@ func eventually(within seconds: Double = 2, _ condition: () -> Bool) -> Bool {
     }
     return true
 }
+
+/// Leaks a `Parent` ⇄ `Child` pair declared with the property wrappers; returns the parent.
+@inline(never)
+@discardableResult
+func makeLeakedPair() -> Parent {
+    let parent = Parent()
+    let child = Child()
+    parent.child = child
+    child.parent = parent
+    return parent
+}
