@@ -34,7 +34,9 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
             return
         }
         let (scope, _) = try await LeakScope.run { try await function() }
-        let name = test.id.nameComponents.joined(separator: ".")
+        var name = test.id.nameComponents.joined(separator: ".")
+        // Each case of a parameterized test gets files of its own.
+        if testCase?.isParameterized == true { name += "-case\(scope.id)" }
         if let findings = await LeakCheck.check(scope: scope, name: name, options: options) {
             Issue.record(Comment(rawValue: findings.message), sourceLocation: test.sourceLocation)
         }
@@ -42,17 +44,19 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Test.ID {
-    /// The suite and test names, without module or source location.
+    /// `Suite.test` (no module, no source location, no argument list): names the test in
+    /// messages and artifact files.
     fileprivate var nameComponents: [String] {
-        var parts = nameComponentsWithoutModule
-        if parts.isEmpty { parts = ["test"] }
-        return parts
-    }
-
-    private var nameComponentsWithoutModule: [String] {
-        let text = String(describing: self)
-        let components = text.split(separator: "/").map(String.init)
-        return components.dropFirst().filter { !$0.contains(".swift:") }
+        let components = String(describing: self).split(separator: "/").map(String.init)
+            .filter { !$0.contains(".swift:") }
+        guard let first = components.first else { return ["test"] }
+        // The first component is `Module.Suite` (or `Module` for a free test function).
+        let suite = first.split(separator: ".").dropFirst().map(String.init)
+        let rest = components.dropFirst().map { name in
+            name.hasSuffix("()") ? String(name.dropLast(2)) : String(name.prefix { $0 != "(" })
+        }
+        let parts = suite + rest
+        return parts.isEmpty ? ["test"] : parts
     }
 }
 
