@@ -14,5 +14,4 @@ status=0
 .build/debug/leakgraph report "$out/leakgraph-demo.json" > "$out/report.txt" || status=$?
 # `report` exits 1 when it finds leaks, which is what the demo is for.
 if [ "$status" -gt 1 ]; then exit "$status"; fi
-echo "Wrote $out/report.html"
 echo "Wrote $out/report.txt"
