@@ -59,11 +59,10 @@ struct DetectLeaksTraitTests {
         let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .seconds(10))
         let test = try #require(Test.current)
         try await trait.provideScope(for: test, testCase: Test.Case.current) {
-            let screen = Screen()
-            Task.detached {
-                try? await Task.sleep(for: .milliseconds(50))
-                withExtendedLifetime(screen) {}
-            }
+            nonisolated(unsafe) let screen = Screen()
+            // Released on a Dispatch thread: the test's own cooperative pool may be busy with
+            // other suites' synchronous work.
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { withExtendedLifetime(screen) {} }
         }
     }
 
