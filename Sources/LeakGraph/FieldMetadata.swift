@@ -125,7 +125,7 @@ final class FieldLayout: Sendable {
                 // An optional value that cannot hold a reference (a label, a number, a string)
                 // needs no walk at all: the common case, and Mirror is the slow path.
                 if wrapped == String.self || wrapped == Substring.self { return nil }
-                if !(wrapped is any Collection.Type), depth < 6, build(wrapped, depth: depth + 1).fields.isEmpty {
+                if !isCollection(wrapped), depth < 6, build(wrapped, depth: depth + 1).fields.isEmpty {
                     return nil
                 }
                 return .value(MetatypeBox(type: type))

@@ -125,6 +125,11 @@ final class Registry: Sendable {
 
     func addEdge(from: Int32, to: Int32, kind: EdgeKind, label: Int32, recordSite: Bool = false) {
         let depth = recordSite && Configuration.shared.edgeSites.load(ordering: .relaxed) ? StackCapture.wanted() : 0
+        guard depth > 0 else {
+            // The common case (no site wanted): no stack buffer, no closure around the lock.
+            state.withLock { $0.addEdge(from: from, to: to, kind: kind.code, label: label, site: -1) }
+            return
+        }
         StackCapture.withStack(depth: depth, skip: 1) { site in
             state.withLock { state in
                 let siteID = site.flatMap { state.internStack($0) } ?? -1

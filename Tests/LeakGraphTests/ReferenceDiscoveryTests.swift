@@ -108,7 +108,6 @@ struct ReferenceDiscoveryTests {
 
     @Test("a declared edge found again by reflection counts once")
     func declaredAndReflectedCountOnce() {
-        let checkpoint = LeakGraph.checkpoint()
         makeLeakedPair()
         let snapshot = LeakGraph.snapshot()
         let mine = snapshot.myIDs
