@@ -6,12 +6,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-leakgraph-out}"
 bash scripts/install-dependencies.sh
-swift build --product leakgraph-demo --product leakgraph
-.build/debug/leakgraph-demo "$out"
+# One product per `swift build`: given `--product` twice, it builds only the last one.
+swift build --product leakgraph-demo
+swift build --product leakgraph
+bin="$(swift build --show-bin-path)"
+"$bin/leakgraph-demo" "$out"
 # The demo owns these files, so it replaces them (--force).
-.build/debug/leakgraph html "$out/leakgraph-demo.json" -o "$out/report.html" --force
+"$bin/leakgraph" html "$out/leakgraph-demo.json" -o "$out/report.html" --force
 status=0
-.build/debug/leakgraph report "$out/leakgraph-demo.json" > "$out/report.txt" || status=$?
+"$bin/leakgraph" report "$out/leakgraph-demo.json" > "$out/report.txt" || status=$?
 # `report` exits 1 when it finds leaks, which is what the demo is for.
 if [ "$status" -gt 1 ]; then exit "$status"; fi
 echo "Wrote $out/report.txt"

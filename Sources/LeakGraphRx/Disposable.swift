@@ -30,5 +30,7 @@ extension Disposable {
 @inline(__always)
 func asTrackedObject<Value>(_ value: Value) -> TrackedObject? {
     guard Value.self is TrackedObject.Type else { return nil }
-    return unsafeBitCast(value, to: TrackedObject.self)
+    // A plain load of the reference: `unsafeDowncast` needs an `AnyObject`, and boxing a generic
+    // value into one costs a dynamic cast, which is what this function avoids.
+    return withUnsafePointer(to: value) { UnsafeRawPointer($0).load(as: TrackedObject.self) }
 }

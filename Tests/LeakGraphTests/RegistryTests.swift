@@ -130,13 +130,15 @@ struct RegistryTests {
     @Test("objects that once had weak references are judged like any other")
     func objectsThatHadWeakReferences() {
         let held = Parent()
-        weak var weakHeld = held
+        weak var weakHeld: Parent?
+        weakHeld = held
         _ = weakHeld
         inScope {
             let parent = Parent()
             let child = Child()
-            weak var weakParent = parent
-            weak var weakChild = child
+            weak var weakParent: Parent?
+            weak var weakChild: Child?
+            (weakParent, weakChild) = (parent, child)
             parent.child = child
             child.parent = parent
             _ = (weakParent, weakChild)
