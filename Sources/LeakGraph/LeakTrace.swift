@@ -21,8 +21,9 @@ public enum LeakTrace {
         let cycles = report.cycles.filter { $0.objects.contains(where: relevant) }
         for cycle in cycles where cycle.leaked {
             lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            lines.append("  " + verdict(for: cycle, in: snapshot))
             lines += memberLines(cycle, snapshot)
-            lines.append("  Fix: " + hint(for: cycle, in: snapshot))
+            lines.append("  " + fixLine(for: cycle, in: snapshot))
         }
         let inCycles = Set(cycles.flatMap(\.objects))
         let leakedOutside = report.leakedObjectIDs.filter { relevant($0) && !inCycles.contains($0) }.sorted()
@@ -45,6 +46,7 @@ public enum LeakTrace {
                 lines.append(text)
             }
             lines += memberLines(cycle, snapshot)
+            lines.append("  " + fixLine(for: cycle, in: snapshot) + " (once its outside holders let go, it is freed)")
         }
         let unknown = report.unknownOwners.filter { relevant($0.object) }
         if !unknown.isEmpty {
@@ -139,6 +141,66 @@ public enum LeakTrace {
     public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
         guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
         return "cut \(fix.edge): \(fix.advice)"
+    }
+
+    /// The fix line every output uses (test failures, `leakgraph report`, the HTML page, the
+    /// demo): `Fix: cut <edge>: <advice>`.
+    public static func fixLine(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+        "Fix: " + hint(for: cycle, in: snapshot)
+    }
+
+    /// The cycle in one sentence, in the user's terms: what leaked, what holds it, the line to fix.
+    ///
+    /// ```
+    /// SinkDisposer holds itself through SinkDisposer —sink→ AnonymousObservableSink<…> —cancel→
+    /// SinkDisposer: 4 objects nothing outside holds; fix at Fixtures.swift:39 (forgetSubscription()).
+    /// ```
+    public static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, keptAlive: Int = 0) -> String {
+        let fix = fix(for: cycle, in: snapshot)
+        // The loop from the edge to cut, so that the sentence starts with the object to change.
+        var steps = cycle.path
+        if let fix, let start = steps.firstIndex(of: fix.step) { steps = Array(steps[start...] + steps[..<start]) }
+        func short(_ id: UInt64) -> String { DotExporter.shorten(snapshot.object(id)?.type ?? "#\(id)", to: 48) }
+        var loop = steps.first.map { short($0.from) } ?? ""
+        for step in steps { loop += " —\(step.label)→ " + short(step.to) }
+        let owner = steps.first.map(\.from) ?? cycle.objects.first ?? 0
+        var sentence = "\(short(owner)) holds itself through \(loop)"
+        if cycle.leaked {
+            let count = cycle.objects.count + keptAlive
+            sentence += ": \(count) object\(count == 1 ? "" : "s") nothing outside holds"
+        } else {
+            let outside = cycle.unexplainedHolders.reduce(0) { $0 + $1.unexplained + $1.knownHolders.count }
+            sentence += "; it is retained, not leaked: \(outside) reference(s) from outside still hold it"
+        }
+        if let place = fixSite(for: cycle, fix: fix, in: snapshot) { sentence += "; fix at \(place)" }
+        return sentence + "."
+    }
+
+    /// Where to change the code: the site that made the edge to cut when the edge recorded one
+    /// (`disposed(by:)`, a property wrapper's assignment), else where its owner was allocated,
+    /// else where any member was.
+    static func fixSite(for cycle: Cycle, fix: Fix?, in snapshot: GraphSnapshot) -> String? {
+        if let fix {
+            let edge = snapshot.edges.first { $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label }
+            if let frame = snapshot.stack(edge?.site)?.userFrameDescription { return placeDescription(frame) }
+            if let frame = snapshot.stack(snapshot.object(fix.step.from)?.stack)?.userFrameDescription {
+                return placeDescription(frame)
+            }
+        }
+        for id in cycle.objects {
+            if let frame = snapshot.stack(snapshot.object(id)?.stack)?.userFrameDescription {
+                return placeDescription(frame)
+            }
+        }
+        return nil
+    }
+
+    /// `function at path/File.swift:12` → `File.swift:12 (function)`.
+    static func placeDescription(_ frame: String) -> String {
+        let parts = frame.split(separator: " at ", omittingEmptySubsequences: false)
+        guard parts.count >= 2, let path = parts.last else { return frame }
+        let file = path.split(separator: "/").last ?? path
+        return "\(file) (\(parts.dropLast().joined(separator: " at ")))"
     }
 
     /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`.

@@ -17,7 +17,7 @@ struct ReportCommandTests {
         #expect(text.contains("1 × Child —parent→ Parent —child→ Child"))
         #expect(text.contains("Parent \"example\" #1  allocated at makePair() at Sources/App/Pair.swift:21"))
         #expect(text.contains("Child #2"))
-        #expect(text.contains("hint: remove Child —parent→ Parent: make `parent` in Child weak"))
+        #expect(text.contains("Fix: cut Child —parent→ Parent: make `parent` in Child weak"))
         #expect(text.contains("(pid 4242)"))
     }
 
@@ -26,7 +26,7 @@ struct ReportCommandTests {
         let path = writeFile(Graphs.closureLeak.json(), "closure.json", in: directory)
         let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
         #expect(text.contains("FlatMap<Int> —capture→ ViewModel"))
-        #expect(text.contains("hint: remove FlatMap<Int> —capture→ ViewModel"))
+        #expect(text.contains("Fix: cut FlatMap<Int> —capture→ ViewModel"))
         #expect(text.contains("closure #1 in ViewModel.bind()"))
         #expect(text.contains("[weak self]"))
     }
@@ -37,7 +37,7 @@ struct ReportCommandTests {
         let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
         #expect(text.contains("LEAKED: 2 cycles (1 signature)"))
         #expect(text.contains("2 × Sink<Int> —disposer→ SinkDisposer —sink→ Sink<Int>"))
-        #expect(text.contains("hint: remove SinkDisposer —sink→ Sink<Int>"))
+        #expect(text.contains("Fix: cut SinkDisposer —sink→ Sink<Int>"))
         #expect(text.contains("disposed(by:"))
         #expect(text.contains("Objects with unknown owners: 1"))
         #expect(

@@ -93,10 +93,18 @@ enum Graphs {
     }
 }
 
-/// A fresh directory for one test's files.
+/// The folder that holds every test's files in this process; removed when the process exits, so
+/// that the tests leave nothing behind.
+let temporaryRoot: String = {
+    let path = NSTemporaryDirectory() + "leakgraph-cli-tests-\(getpid())"
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "leakgraph-cli-tests-\(getpid())") }
+    return path
+}()
+
+/// A fresh directory for one test's files (under ``temporaryRoot``).
 func makeTemporaryDirectory(_ name: String = #function) -> String {
     let clean = name.filter { $0.isLetter || $0.isNumber }
-    let path = NSTemporaryDirectory() + "leakgraph-cli-tests/\(clean)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let path = temporaryRoot + "/\(clean)-\(UInt32.random(in: 0...UInt32.max))"
     try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }

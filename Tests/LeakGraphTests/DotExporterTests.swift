@@ -1,5 +1,5 @@
 import Foundation
-import LeakGraph
+@testable import LeakGraph
 import Testing
 
 @Suite("DotExporter")
@@ -12,16 +12,67 @@ struct DotExporterTests {
         .edge(3, 4, "watcher").edge(4, 3, "back", kind: .weak).edge(4, 1, "observes", kind: .unowned)
         .build()
 
-    @Test("leaked cycles are red with bold loop edges; weak edges dashed, unowned dotted; quotes escaped")
+    @Test("leaked cycles are red, the edge to cut blue and marked; weak edges dashed, unowned dotted; quotes escaped")
     func styles() {
         let dot = DotExporter.render(snapshot, options: .init(scope: .everything))
         #expect(dot.hasPrefix("digraph leakgraph {"))
-        #expect(dot.contains(##"n1 [label="Parent\n#1  rc=1", fillcolor="#ffd6d6", color="#d62728"];"##))
+        #expect(dot.contains(##"n1 [label="Parent\n#1  rc=1", fillcolor="#ffd6d6", color="#d62728""##))
         #expect(dot.contains(##"n1 -> n2 [label="child", color="#d62728", penwidth=2];"##))
+        #expect(dot.contains(##"n2 -> n1 [label="✂ parent", color="#1f5fbf""##))
+        #expect(dot.contains(##"✂ cut Child —parent→ Parent"##), "the caption names the edge to cut")
         #expect(dot.contains(##"n4 -> n3 [label="back", style=dashed];"##))
         #expect(dot.contains(##"n4 -> n1 [label="observes", style=dotted];"##))
         #expect(dot.contains(##"Held \"quoted\""##))
         #expect(dot.contains("1 leaked, 0 retained cycle(s)"))
+        #expect(dot.contains("rankdir=TB"))
+        #expect(dot.contains("legend [shape=plaintext"))
+    }
+
+    @Test("every strong edge inside a cycle is drawn in its colour, not only the canonical loop's")
+    func secondLoopOfOneLeakIsColoured() {
+        let snapshot = GraphBuilder()
+            .object(1, "A").object(2, "B").object(3, "C")
+            .edge(1, 2, "b").edge(2, 1, "a").edge(2, 3, "c").edge(3, 2, "back")
+            .build()
+        let dot = DotExporter.render(snapshot, options: .init(scope: .everything))
+        let edgeLines = dot.split(separator: "\n").filter { $0.contains(" -> n") && !$0.contains("invis") }
+        #expect(edgeLines.count == 4)
+        for line in edgeLines {
+            #expect(line.contains("#d62728") || line.contains("#1f5fbf"), "\(line)")
+        }
+    }
+
+    @Test("long names are shortened in the middle with an ellipsis, the full text in the tooltip")
+    func longNamesShortenedInTheMiddle() {
+        let long = "AnonymousObservableSink<MapSink<Int, AnonymousObserver<Dictionary<String, Int>>>>"
+        let snapshot = GraphBuilder().object(1, long).object(2, "B").edge(1, 2, "b").edge(2, 1, "a").build()
+        let dot = DotExporter.render(snapshot, options: .init(scope: .everything))
+        #expect(dot.contains("label=\"AnonymousObservableSi…ionary<String, Int>>>>\\n#1"))
+        #expect(dot.contains("tooltip=\"\(long)\\n"))
+        #expect(DotExporter.shorten("abcdefghij", to: 5) == "ab…ij")
+        #expect(DotExporter.shorten("short", to: 44) == "short")
+        #expect(
+            DotExporter.siteLine("closure #1 in variable initialization of Scenarios.all at Tools/Demo/Scenarios.swift:43", limit: 44)
+                == "Scenarios.swift:43 · closure #1 …enarios.all")
+    }
+
+    @Test("control characters (a NUL ends a Graphviz string) are replaced, and strings past its limit are cut")
+    func escapesWhatGraphvizCannotTake() {
+        #expect(DotExporter.quote("a\u{0}b\u{7}c") == "\"a\u{FFFD}b\u{FFFD}c\"")
+        let huge = DotExporter.quote(String(repeating: "x", count: 20_000))
+        #expect(huge.count <= DotExporter.maximumStringLength + 3)
+    }
+
+    @Test("separate groups are stacked under each other, not side by side")
+    func groupsStackVertically() {
+        let snapshot = GraphBuilder()
+            .object(1, "A").object(2, "B").object(3, "C").object(4, "D")
+            .edge(1, 2, "b").edge(2, 1, "a").edge(3, 4, "d").edge(4, 3, "c")
+            .build()
+        let dot = DotExporter.render(snapshot, options: .init(scope: .everything))
+        #expect(dot.contains("n2 -> divider1 [style=invis, weight=0];"))
+        #expect(dot.contains("divider1 -> n3 [style=invis, weight=0];"))
+        #expect(dot.contains("divider2 -> legend [style=invis, weight=0];"))
     }
 
     @Test("by default only cycles and one hop of context are drawn")

@@ -31,7 +31,12 @@ func writeScenarioGraph(number: Int, title: String, cycles: [Cycle], snapshot: G
     do {
         try SafeFileWriter.createDirectory(outputDirectory)
         try SafeFileWriter.write(dot, to: stem + ".dot", replace: true)
-        if Graphviz.dotExecutable != nil { try Graphviz.render(dotFile: stem + ".dot", to: stem + ".svg") }
+        if Graphviz.dotExecutable != nil {
+            try Graphviz.render(dotFile: stem + ".dot", to: stem + ".svg")
+            print("   picture: \(stem).svg")
+        } else {
+            print("   graph:   \(stem).dot (\(Graphviz.installHint))")
+        }
     } catch {
         print("   (could not write \(stem): \(error))")
     }
@@ -48,9 +53,10 @@ for (index, scenario) in Scenarios.all.enumerated() {
     } else {
         for cycle in leaking.leaked {
             print("   leaked: \(cycle.loopDescription)")
+            print("           " + LeakTrace.verdict(for: cycle, in: leaking.snapshot))
         }
         print("   cause:  \(scenario.mistake)")
-        print("   fix:    " + LeakTrace.hint(for: leaking.leaked[0], in: leaking.snapshot))
+        print("   " + LeakTrace.fixLine(for: leaking.leaked[0], in: leaking.snapshot))
         writeScenarioGraph(number: index + 1, title: scenario.title, cycles: leaking.leaked, snapshot: leaking.snapshot)
     }
     let fixed = run(scenario.fixed)

@@ -1,8 +1,13 @@
 import Foundation
 import LeakGraph
 
-/// Builds the self-contained HTML page of `leakgraph html`: inline CSS, inline SVG, no scripts
-/// and no external resources, so that it works offline and can be attached to a bug report.
+/// Builds the self-contained HTML page of `leakgraph html`: inline CSS, inline SVG and a small
+/// inline script for panning and zooming, no external resources, so that it works offline and
+/// can be attached to a bug report.
+///
+/// The page opens with one sentence per leak (what leaked, what holds it, the line to fix). Each
+/// graph is shown at 100 % — the size its text was laid out to be read at — inside a viewport
+/// that pans (drag, arrow keys) and zooms (the buttons, Ctrl/⌘ + wheel, `+`/`-`, `0` for 100 %).
 struct HTMLReport {
     let loaded: LoadedDump
     let summary: LeakSummary
@@ -27,6 +32,7 @@ struct HTMLReport {
             <p class="file">\(esc(summary.file))</p>
 
             """
+        page += verdicts()
         page += summaryTable()
         page += leakedCycles()
         page += retainedCycles()
@@ -35,8 +41,26 @@ struct HTMLReport {
         page += objectTable("Finished but still alive", summary.finishedButHeld, extra: ("state", { $0.state ?? "" }))
         page += tallyTable("Top types", summary.topTypes, heading: "type")
         page += tallyTable("Top allocation sites", summary.topSites, heading: "site")
-        page += "<footer>Made by leakgraph html. Stacks open on click.</footer>\n</body>\n</html>\n"
+        page += "<footer>Made by leakgraph html. Stacks open on click; graphs pan by dragging and zoom with "
+        page += "the buttons or Ctrl/⌘ + wheel.</footer>\n"
+        page += "<script>\(Self.panZoomScript)</script>\n</body>\n</html>\n"
         return page
+    }
+
+    /// One sentence per leak, first thing on the page.
+    private func verdicts() -> String {
+        let leaks = summary.leakedCycles.compactMap { group in
+            group.verdict.map { (group, $0) }
+        }
+        guard !leaks.isEmpty else { return "" }
+        var out = "<ol class=\"verdicts\">\n"
+        for (index, (group, verdict)) in leaks.prefix(rows).enumerated() {
+            out += "<li><a href=\"#leak-\(index + 1)\">\(esc(verdict))</a>"
+            if group.count > 1 { out += " <span class=\"count\">(×\(group.count))</span>" }
+            out += "</li>\n"
+        }
+        out += "</ol>\n"
+        return out + more(leaks.count)
     }
 
     private func esc(_ text: String) -> String { HTMLEscaping.escape(text) }
@@ -64,16 +88,15 @@ struct HTMLReport {
         var out = "<h2>Leaked cycles</h2>\n"
         let pictures = CyclePictures(loaded: loaded, groups: Array(summary.leakedCycles.prefix(drawnGroups)))
         for (index, group) in summary.leakedCycles.enumerated() {
-            out += "<section class=\"cycle\">\n<h3>\(group.count) × \(esc(group.loop))</h3>\n"
+            out += "<section class=\"cycle\" id=\"leak-\(index + 1)\">\n<h3>\(group.count) × \(esc(group.loop))</h3>\n"
+            if let verdict = group.verdict { out += "<p class=\"verdict-line\">\(esc(verdict))</p>\n" }
             if group.signature != group.loop {
                 out += "<p class=\"signature\">signature: \(esc(group.signature))</p>\n"
             }
             if index < drawnGroups, let dot = pictures.dot(forGroup: index) {
-                out += figure(dot: dot, title: group.loop)
-            }
-            if let hint = group.hint {
-                out +=
-                    "<p class=\"hint\"><strong>Hint:</strong> remove <code>\(esc(hint.edge))</code>: \(esc(hint.fix))</p>\n"
+                out += figure(dot: dot, number: index + 1, caption: group.hint.map { "✂ " + $0.line })
+            } else if let hint = group.hint {
+                out += "<p class=\"hint\">\(esc(hint.line))</p>\n"
             }
             out += "<ul class=\"members\">\n"
             for member in group.members {
@@ -93,23 +116,37 @@ struct HTMLReport {
         return out
     }
 
-    private func figure(dot: String, title: String) -> String {
+    /// A graph at 100 % in a pan-and-zoom viewport, with the fix as its caption.
+    private func figure(dot: String, number: Int, caption: String?) -> String {
+        let captionHTML = caption.map { "<figcaption class=\"hint\">\(esc($0))</figcaption>" } ?? ""
         do {
-            let svg = try renderer.svg(fromDot: dot, source: loaded.path)
-            return "<figure class=\"graph\">\(svg)</figure>\n"
+            let svg = Self.uniqueIDs(try renderer.svg(fromDot: dot, source: loaded.path), prefix: "g\(number)-")
+            return "<figure class=\"graph\">\(captionHTML)<div class=\"tools\">"
+                + "<button type=\"button\" data-zoom=\"in\" title=\"zoom in (+)\">+</button>"
+                + "<button type=\"button\" data-zoom=\"out\" title=\"zoom out (-)\">−</button>"
+                + "<button type=\"button\" data-zoom=\"reset\" title=\"100 % (0)\">100 %</button>"
+                + "<button type=\"button\" data-zoom=\"fit\" title=\"fit the whole graph\">fit</button></div>"
+                + "<div class=\"viewport\" tabindex=\"0\"><div class=\"canvas\">\(svg)</div></div></figure>\n"
         } catch {
             let note =
                 renderer.isAvailable
                 ? "Graphviz could not draw this cycle (\(error.problem))." : GraphRenderer.installHint + "."
-            return "<figure class=\"graph\"><p class=\"note\">\(esc(note)) The graph in dot form:</p>"
+            return "<figure class=\"graph\">\(captionHTML)<p class=\"note\">\(esc(note)) The graph in dot form:</p>"
                 + "<pre class=\"dot\">\(esc(dot))</pre></figure>\n"
         }
+    }
+
+    /// Graphviz names every SVG's groups `graph0`, `node1`, …: prefixed, several graphs can share
+    /// one page without duplicate ids.
+    static func uniqueIDs(_ svg: String, prefix: String) -> String {
+        svg.replacingOccurrences(of: " id=\"", with: " id=\"\(prefix)")
+            .replacingOccurrences(of: "href=\"#", with: "href=\"#\(prefix)")
     }
 
     private func retainedCycles() -> String {
         var out = "<h2>Retained cycles</h2>\n"
         guard !summary.retainedCycles.isEmpty else { return out + "<p>None.</p>\n" }
-        out += "<table>\n<tr><th>loop</th><th>held from outside</th></tr>\n"
+        out += "<table>\n<tr><th>loop</th><th>held from outside</th><th>fix, once the outside holders let go</th></tr>\n"
         for cycle in summary.retainedCycles.prefix(rows) {
             let holders = cycle.holders.map { holder in
                 var text = holder.object.displayName
@@ -119,7 +156,8 @@ struct HTMLReport {
                 }
                 return esc(text)
             }
-            out += "<tr><td><code>\(esc(cycle.loop))</code></td><td>\(holders.joined(separator: "<br>"))</td></tr>\n"
+            out += "<tr><td><code>\(esc(cycle.loop))</code></td><td>\(holders.joined(separator: "<br>"))</td>"
+            out += "<td>\(esc(cycle.hint?.line ?? ""))</td></tr>\n"
         }
         out += "</table>\n"
         return out + more(summary.retainedCycles.count)
@@ -155,16 +193,54 @@ struct HTMLReport {
     }
 
     static let style = """
-        body{font:14px/1.45 -apple-system,system-ui,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1100px;\
+        body{font:15px/1.45 -apple-system,system-ui,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1200px;\
         padding:0 1em;color:#222}h1{margin-bottom:0}.file{color:#666;margin-top:.2em}\
         table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;\
         text-align:left;vertical-align:top}th{background:#f5f5f5}.n{text-align:right}\
         .verdict{font-weight:bold;font-size:1.2em}.leaked{color:#d62728}.clean{color:#2ca02c}\
+        ol.verdicts{background:#fff5f5;border:1px solid #f3c2c2;border-radius:6px;padding:.6em 1em .6em 2.4em}\
+        ol.verdicts li{margin:.3em 0}ol.verdicts a{color:#8b1a1a;text-decoration:none}.count{color:#666}\
+        .verdict-line{font-weight:600}\
         section.cycle{border-left:4px solid #d62728;padding:.2em 1em;margin:1em 0;background:#fffafa}\
-        figure.graph{margin:.5em 0;overflow:auto}figure.graph svg{max-width:100%;height:auto}\
+        figure.graph{margin:.5em 0}figcaption.hint{margin-bottom:.4em}\
+        .tools{margin:.2em 0}.tools button{font:13px system-ui,sans-serif;margin-right:.3em;padding:.15em .6em;\
+        border:1px solid #bbb;border-radius:4px;background:#fff;cursor:pointer}\
+        .viewport{overflow:hidden;max-height:75vh;border:1px solid #e3e3e3;border-radius:4px;background:#fff;\
+        cursor:grab;touch-action:none;position:relative}.viewport:focus{outline:2px solid #1f5fbf}\
+        .viewport.dragging{cursor:grabbing}.canvas{transform-origin:0 0;width:max-content}\
+        .canvas svg{display:block}\
         .hint{background:#fff3cd;padding:.4em .6em;border-radius:4px}.note{color:#8a6d3b}\
         pre.dot{background:#f7f7f7;padding:.6em;overflow:auto;font-size:12px}ol.stack{font-size:12px;color:#444}\
-        code{font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}footer{color:#888;margin-top:2em}
+        code{font-family:SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}footer{color:#888;margin-top:2em}
+        """
+
+    /// Pan (drag, arrow keys) and zoom (buttons, Ctrl/⌘ + wheel, + - 0) for every graph viewport.
+    /// The viewport's height follows the graph at 100 % up to 75 % of the window.
+    static let panZoomScript = """
+        document.querySelectorAll('figure.graph').forEach(function(figure){\
+        var view=figure.querySelector('.viewport'),canvas=figure.querySelector('.canvas');if(!view||!canvas)return;\
+        var svg=canvas.querySelector('svg');var s=1,x=0,y=0;\
+        function apply(){canvas.style.transform='translate('+x+'px,'+y+'px) scale('+s+')';}\
+        function zoom(f,cx,cy){var n=Math.min(8,Math.max(0.1,s*f));if(cx===undefined){cx=view.clientWidth/2;\
+        cy=view.clientHeight/2;}x=cx-(cx-x)*n/s;y=cy-(cy-y)*n/s;s=n;apply();}\
+        function fit(){var w=svg.getBoundingClientRect().width/s,h=svg.getBoundingClientRect().height/s;\
+        s=Math.min(1,view.clientWidth/w,view.clientHeight/h);x=0;y=0;apply();}\
+        view.style.height=Math.min(svg.getBoundingClientRect().height+2,window.innerHeight*0.75)+'px';\
+        figure.querySelectorAll('button').forEach(function(b){b.addEventListener('click',function(){\
+        var z=b.getAttribute('data-zoom');if(z==='in')zoom(1.25);else if(z==='out')zoom(0.8);\
+        else if(z==='fit')fit();else{s=1;x=0;y=0;apply();}});});\
+        view.addEventListener('wheel',function(e){if(!e.ctrlKey&&!e.metaKey)return;e.preventDefault();\
+        var r=view.getBoundingClientRect();zoom(e.deltaY<0?1.1:0.9,e.clientX-r.left,e.clientY-r.top);},{passive:false});\
+        var drag=null;view.addEventListener('pointerdown',function(e){drag={px:e.clientX,py:e.clientY,x:x,y:y};\
+        view.setPointerCapture(e.pointerId);view.classList.add('dragging');});\
+        view.addEventListener('pointermove',function(e){if(!drag)return;x=drag.x+e.clientX-drag.px;\
+        y=drag.y+e.clientY-drag.py;apply();});\
+        function stop(){drag=null;view.classList.remove('dragging');}\
+        view.addEventListener('pointerup',stop);view.addEventListener('pointercancel',stop);\
+        view.addEventListener('keydown',function(e){var k=e.key,step=40;if(k==='+'||k==='=')zoom(1.25);\
+        else if(k==='-')zoom(0.8);else if(k==='0'){s=1;x=0;y=0;apply();}else if(k==='ArrowLeft')x+=step;\
+        else if(k==='ArrowRight')x-=step;else if(k==='ArrowUp')y+=step;else if(k==='ArrowDown')y-=step;else return;\
+        e.preventDefault();apply();});});
         """
 }
 
@@ -199,7 +275,7 @@ struct CyclePictures {
             picture.leakedObjectIDs = Set(objects.map(\.id))
             return DotExporter.render(
                 picture,
-                options: DotExporter.Options(scope: .everything, maximumNodes: maximumNodes, title: group.signature))
+                options: DotExporter.Options(scope: .everything, maximumNodes: maximumNodes, title: "Leaked cycle \(index + 1)"))
         }
     }
 

@@ -41,6 +41,8 @@ public struct LeakSummary: Sendable, Hashable, Codable {
         public var cycles: [[UInt64]]
         /// Which edge to remove and how, when one could be chosen.
         public var hint: Hint?
+        /// The first cycle in one sentence: what leaked, what holds it, where to fix it.
+        public var verdict: String?
     }
 
     /// A cycle that is alive because something outside holds it.
@@ -53,6 +55,10 @@ public struct LeakSummary: Sendable, Hashable, Codable {
         public var objects: [UInt64]
         /// Members held from outside the cycle.
         public var holders: [Holder]
+        /// Which edge to remove once the outside holders let go, and how.
+        public var hint: Hint?
+        /// The cycle in one sentence.
+        public var verdict: String?
     }
 
     /// A member of a retained cycle held from outside it.
@@ -111,5 +117,8 @@ public struct LeakSummary: Sendable, Hashable, Codable {
         public var edge: String
         /// The usual fix.
         public var fix: String
+
+        /// `Fix: cut <edge>: <fix>`: the same line as test failures and the demo.
+        public var line: String { "Fix: cut \(edge): \(fix)" }
     }
 }

@@ -40,22 +40,25 @@ public enum ReportBuilder {
         let ordered = groups.enumerated().sorted {
             ($1.element.cycles.count, $0.offset) < ($0.element.cycles.count, $1.offset)
         }
-        let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first))
+        let retained = dump.cycles.filter { !$0.leaked }
+        let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first) + retained)
         let leakedCycles = ordered.map { _, group in
             LeakSummary.CycleGroup(
                 signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
                 members: loopOrder(group.first).prefix(memberLimit).map { entry($0, withStack: true) },
-                cycles: group.cycles, hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges))
+                cycles: group.cycles, hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
+                verdict: LeakHint.verdict(for: group.first, in: snapshot, edges: edges))
         }
 
-        let retainedCycles = dump.cycles.filter { !$0.leaked }.map { cycle in
+        let retainedCycles = retained.map { cycle in
             LeakSummary.RetainedCycle(
                 signature: cycle.signature, loop: cycle.loopDescription, objects: cycle.objects,
                 holders: cycle.unexplainedHolders.map { holder in
                     LeakSummary.Holder(
                         object: entry(holder.object), unexplained: holder.unexplained,
                         knownHolders: holder.knownHolders.prefix(memberLimit).map { entry($0) })
-                })
+                }, hint: LeakHint.choose(for: cycle, in: snapshot, edges: edges),
+                verdict: LeakHint.verdict(for: cycle, in: snapshot, edges: edges))
         }
         return LeakSummary(
             file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,

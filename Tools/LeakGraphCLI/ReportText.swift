@@ -9,7 +9,7 @@ import Foundation
 ///   1 × Child —parent→ Parent —child→ Child
 ///       Child #2             allocated at makePair(mode:) at main.swift:22
 ///       Parent "example" #1  allocated at makePair(mode:) at main.swift:21
-///       hint: remove Child —parent→ Parent: make `parent` in Child a weak reference …
+///       Fix: cut Child —parent→ Parent: make `parent` in Child weak (`weak var`, or @WeakRef) …
 /// ```
 public enum ReportText {
     /// The report; `limit` bounds each list (types, sites, cycles, objects).
@@ -32,13 +32,14 @@ public enum ReportText {
             out += "\nLeaked cycles (nothing outside holds them):\n"
             for group in summary.leakedCycles.prefix(limit) {
                 out += "\n  \(group.count) × \(group.loop)\n"
+                if let verdict = group.verdict { out += "      \(verdict)\n" }
                 let width = min(40, group.members.map(\.displayName.count).max() ?? 0)
                 for member in group.members.prefix(limit) {
                     out += "      " + pad(member.displayName, width)
                     out += "  allocated at \(member.site ?? "(no allocation stack)")\n"
                 }
                 if group.members.count > limit { out += "      … and \(group.members.count - limit) more member(s)\n" }
-                if let hint = group.hint { out += "      hint: remove \(hint.edge): \(hint.fix)\n" }
+                if let hint = group.hint { out += "      \(hint.line)\n" }
             }
             out += more(summary.leakedCycles.count, limit, "signature")
         }
@@ -56,6 +57,7 @@ public enum ReportText {
                 }
                 out += "\n"
             }
+            if let hint = cycle.hint { out += "      \(hint.line) (once its outside holders let go)\n" }
         }
         out += more(summary.retainedCycles.count, limit, "cycle")
 
