@@ -119,11 +119,15 @@ public enum DotExporter {
         out += "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=14, labelloc=t, labeljust=l, "
         out += "nodesep=0.35, ranksep=0.45, "
         out += "label=\(quote(caption.map { shorten($0, to: 160) }.joined(separator: "\n")))];\n"
-        out += "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=12, margin=\"0.12,0.06\"];\n"
+        out +=
+            "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=12, margin=\"0.12,0.06\"];\n"
         out += "  edge [fontname=\"Helvetica\", fontsize=11];\n"
         for object in drawnObjects {
-            out += "  " + node(object, stackByID: stackByID, cycles: cycles, cycleOf: cycleOf,
-                               leaked: leaked, options: options) + "\n"
+            out +=
+                "  "
+                + node(
+                    object, stackByID: stackByID, cycles: cycles, cycleOf: cycleOf,
+                    leaked: leaked, options: options) + "\n"
         }
         for edge in drawnEdges {
             var attributes: [String] = []
@@ -145,7 +149,9 @@ public enum DotExporter {
             } else if edge.kind == .strong, let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
                 // Every strong edge inside the cycle, not only the canonical loop's: two loops of
                 // one leak are one problem.
-                attributes += ["color=\"\(cycles[cycle].leaked ? Palette.leaked.line : Palette.retained.line)\"", "penwidth=2"]
+                attributes += [
+                    "color=\"\(cycles[cycle].leaked ? Palette.leaked.line : Palette.retained.line)\"", "penwidth=2",
+                ]
             }
             attributes.insert("label=\(quote(shorten(label, to: options.maximumLabelLength)))", at: 0)
             if cuts[key] == nil, let closure = edge.closure { attributes.append("tooltip=\(quote(closure))") }
@@ -252,7 +258,9 @@ public enum DotExporter {
 
     /// The edge to cut in each leaked cycle that is drawn whole (at most 100 cycles: beyond that
     /// the picture is an overview, not a to-do list).
-    private static func edgesToCut(cycles: [Cycle], drawn: Set<UInt64>, picture: GraphSnapshot) -> [EdgeKey: LeakTrace.Fix] {
+    private static func edgesToCut(cycles: [Cycle], drawn: Set<UInt64>, picture: GraphSnapshot) -> [EdgeKey: LeakTrace
+        .Fix]
+    {
         var cuts: [EdgeKey: LeakTrace.Fix] = [:]
         for cycle in cycles.lazy.filter(\.leaked).prefix(100) where cycle.objects.allSatisfy(drawn.contains) {
             if let fix = LeakTrace.fix(for: cycle, in: picture) {

@@ -4,9 +4,11 @@ import Synchronization
 /// run at the same time on other tasks (as Swift Testing runs tests in parallel).
 ///
 /// Objects allocated while a scope is current on the allocating task (or any task it starts with
-/// structured concurrency) carry the scope's id; ``LeakGraph/liveObjects(in:)`` returns the ones
-/// still alive. Objects allocated on threads outside the task tree (a `DispatchQueue`, a `Thread`)
-/// carry no scope; checkpoints still see them.
+/// structured concurrency, including `Task { }`) carry the scope's id; ``LeakGraph/liveObjects(in:)``
+/// returns the ones still alive. Objects allocated outside the task tree (a `DispatchQueue`, a
+/// `Thread`, `Task.detached`) while scopes are open carry ``offTaskScopeID(for:)`` of the scope
+/// when it was the only one open, so that work a test sent elsewhere can still be blamed on it,
+/// and ``unattributedScopeID`` when several were open, so that it is reported rather than ignored.
 public struct LeakScope: Sendable, Hashable {
     /// The scope's id (never 0).
     public let id: UInt32
@@ -15,6 +17,22 @@ public struct LeakScope: Sendable, Hashable {
     /// Whether no other scope was open at any time while this one ran: then objects allocated
     /// outside the task tree (on a queue or thread) since the checkpoint can be blamed on it.
     public private(set) var ranAlone = false
+    /// The checkpoint taken when the scope ended (nil while it runs): objects allocated between
+    /// ``checkpoint`` and this one were allocated while it ran.
+    public private(set) var endCheckpoint: Checkpoint?
+
+    /// The scope id carried by objects allocated outside every scope's task tree while `scope`
+    /// was the only scope open (a `DispatchQueue` block, a `Thread`, `Task.detached`).
+    public static func offTaskScopeID(for scope: UInt32) -> UInt32 { scope | offTaskBit }
+    /// The scope id carried by objects allocated outside every scope's task tree while several
+    /// scopes were open: which one caused them cannot be known.
+    public static let unattributedScopeID: UInt32 = .max
+    static let offTaskBit: UInt32 = 1 << 31
+
+    /// Scopes open now, and the id that off-task allocations get (kept in step under one lock;
+    /// the allocation path reads only the atomic).
+    private static let openIDs = Locked<Set<UInt32>>([])
+    private static let offTaskID = Atomic<UInt32>(0)
 
     @TaskLocal static var current: UInt32 = 0
 
@@ -29,6 +47,10 @@ public struct LeakScope: Sendable, Hashable {
     private static func begin() -> (scope: LeakScope, startedBefore: Int, alone: Bool) {
         let scope = LeakScope(
             id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
+        openIDs.withLock { open in
+            open.insert(scope.id)
+            offTaskID.store(open.count == 1 ? offTaskScopeID(for: scope.id) : unattributedScopeID, ordering: .relaxed)
+        }
         let open = Configuration.shared.openScopes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         let startedBefore = started.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         return (scope, startedBefore, open == 1)
@@ -36,7 +58,18 @@ public struct LeakScope: Sendable, Hashable {
 
     private static func end(_ begun: (scope: LeakScope, startedBefore: Int, alone: Bool)) -> LeakScope {
         let open = Configuration.shared.openScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
+        openIDs.withLock { open in
+            open.remove(begun.scope.id)
+            let next: UInt32
+            switch open.count {
+            case 0: next = 0
+            case 1: next = offTaskScopeID(for: open.first!)
+            default: next = unattributedScopeID
+            }
+            offTaskID.store(next, ordering: .relaxed)
+        }
         var scope = begun.scope
+        scope.endCheckpoint = LeakGraph.checkpoint()
         scope.ranAlone =
             begun.alone && open == 1 && started.load(ordering: .sequentiallyConsistent) == begun.startedBefore
         return scope
@@ -66,10 +99,13 @@ public struct LeakScope: Sendable, Hashable {
         }
     }
 
-    /// The current scope's id, reading the task-local only while some scope is open.
+    /// The current scope's id, reading the task-local only while some scope is open; outside
+    /// every scope's task tree, the off-task id of the open scope(s).
     @inline(__always)
     static func currentScopeIDIfAny() -> UInt32 {
-        Configuration.shared.openScopes.load(ordering: .relaxed) > 0 ? current : 0
+        guard Configuration.shared.openScopes.load(ordering: .relaxed) > 0 else { return 0 }
+        let id = current
+        return id != 0 ? id : offTaskID.load(ordering: .relaxed)
     }
 }
 

@@ -103,6 +103,7 @@ public enum LeakTrace {
         let userCapture = captures.first { step in
             guard let name = closure(of: step) else { return !type(step.from).hasPrefix("Anonymous") }
             return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
+                && !Symbolicator.isDependencyFile(name)
         }
         if let capture = userCapture {
             let which =
@@ -181,7 +182,9 @@ public enum LeakTrace {
     /// else where any member was.
     static func fixSite(for cycle: Cycle, fix: Fix?, in snapshot: GraphSnapshot) -> String? {
         if let fix {
-            let edge = snapshot.edges.first { $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label }
+            let edge = snapshot.edges.first {
+                $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label
+            }
             if let frame = snapshot.stack(edge?.site)?.userFrameDescription { return placeDescription(frame) }
             if let frame = snapshot.stack(snapshot.object(fix.step.from)?.stack)?.userFrameDescription {
                 return placeDescription(frame)

@@ -29,6 +29,13 @@ public enum Symbolicator {
         public var description: String {
             var text = function ?? "???"
             if text.hasPrefix("partial apply for ") { text.removeFirst("partial apply for ".count) }
+            // Closures in `main.swift`'s top-level code demangle with an empty context
+            // (`closure #1 in `): name it.
+            if text.hasSuffix(" in ") {
+                text += "top-level code"
+            } else {
+                text = text.replacingOccurrences(of: " in  ", with: " in top-level code ")
+            }
             if file == "/<compiler-generated>" { return text + (image.map { " (\($0))" } ?? "") }
             if let file {
                 text += " at \(Symbolicator.shortPath(file))"
@@ -76,11 +83,15 @@ public enum Symbolicator {
             }
             result.stacks[index].frames = frames.map(\.description)
             // The first user frame with a real line: compiler-made initialisers (line 0) and
-            // allocating entry points only repeat the type name.
+            // allocating entry points only repeat the type name. The user's own code is preferred
+            // to a dependency's (`.build/checkouts`): a Combine leak is made by the line that
+            // subscribed, not by OpenCombine's internals.
+            func isUserLine(_ frame: Frame) -> Bool {
+                !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").contains("__allocating_init")
+            }
             result.stacks[index].userFrame =
-                frames.firstIndex {
-                    !$0.isInternal && ($0.line ?? 0) > 0 && !($0.function ?? "").contains("__allocating_init")
-                }
+                frames.firstIndex { isUserLine($0) && !isDependencyFile($0.file ?? "") }
+                ?? frames.firstIndex(where: isUserLine)
                 ?? frames.firstIndex { !$0.isInternal && $0.file != nil }
         }
         if !closureAddresses.isEmpty {
@@ -115,6 +126,12 @@ public enum Symbolicator {
         "/Sources/LeakGraph/", "/Sources/LeakGraphRx/", "/Sources/LeakGraphTesting/", "/Sources/LeakGraphCombine/",
         "/Sources/CLeakGraphSupport/",
     ]
+
+    /// Whether `file` belongs to a package dependency checked out by SwiftPM (`.build/checkouts`)
+    /// or Xcode (`SourcePackages/checkouts`).
+    static func isDependencyFile(_ file: String) -> Bool {
+        file.contains("/checkouts/")
+    }
 
     static func isLeakGraphFile(_ file: String) -> Bool {
         ownSourceDirectories.contains { file.contains($0) }

@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import Testing
 
@@ -37,9 +38,34 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
         var name = test.id.nameComponents.joined(separator: ".")
         // Each case of a parameterized test gets files of its own.
         if testCase?.isParameterized == true { name += "-case\(scope.id)" }
-        if let findings = await LeakCheck.check(scope: scope, name: name, options: options) {
+        let outcome = await LeakCheck.run(scope: scope, name: name, options: options)
+        for note in outcome.notes { recordWarning(note, at: test.sourceLocation) }
+        if let findings = outcome.findings {
             Issue.record(Comment(rawValue: findings.message), sourceLocation: test.sourceLocation)
+            attach(findings.artifacts, at: test.sourceLocation)
         }
+    }
+
+    /// Something the user must know that is not the test's failure: a warning where Swift
+    /// Testing has them (6.3), else a line on standard error.
+    private func recordWarning(_ note: String, at location: SourceLocation) {
+        #if compiler(>=6.3)
+            Issue.record(Comment(rawValue: note), severity: .warning, sourceLocation: location)
+        #else
+            FileHandle.standardError.write(Data("leakgraph: warning: \(note)\n".utf8))
+        #endif
+    }
+
+    /// Attaches the dot, SVG and HTML files of a failing check to the test, so that IDEs and CI
+    /// keep them with the result (Swift Testing attachments, 6.2 and later).
+    private func attach(_ files: [String], at location: SourceLocation) {
+        #if compiler(>=6.2)
+            for file in files {
+                guard let data = FileManager.default.contents(atPath: file) else { continue }
+                let name = String(file.split(separator: "/").last ?? Substring(file))
+                Attachment.record(Array(data), named: name, sourceLocation: location)
+            }
+        #endif
     }
 }
 
@@ -70,11 +96,17 @@ extension Trait where Self == LeakDetectionTrait {
     ///   - ignoringTypes: Type names to ignore (a name ending in `<` ignores every specialisation).
     ///   - ignoringLabels: Object labels to ignore.
     ///   - gracePeriod: How long to wait for asynchronous teardown.
+    ///   - includingUnscopedObjects: Also fail for objects allocated outside the test's task (a
+    ///     `DispatchQueue` block, a `Thread`, `Task.detached`) while it was the only checked test
+    ///     running. Without it they are reported as a warning when they leak, never ignored. Use it
+    ///     in `.serialized` suites: while tests run in parallel such objects cannot be attributed.
     public static func detectLeaks(
-        ignoringTypes: Set<String> = [], ignoringLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100)
+        ignoringTypes: Set<String> = [], ignoringLabels: Set<String> = [], gracePeriod: Duration = .milliseconds(100),
+        includingUnscopedObjects: Bool = false
     ) -> Self {
         Self(
             options: LeakCheckOptions(
-                ignoredTypes: ignoringTypes, ignoredLabels: ignoringLabels, gracePeriod: gracePeriod))
+                ignoredTypes: ignoringTypes, ignoredLabels: ignoringLabels, gracePeriod: gracePeriod,
+                includesUnscopedObjects: includingUnscopedObjects))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LeakGraph
+import Synchronization
 
 /// What a failed leak check found.
 public struct LeakFindings: Sendable {
@@ -11,59 +12,165 @@ public struct LeakFindings: Sendable {
     public var artifacts: [String]
     /// The analysis, restricted to nothing: use it with ``objects``.
     public var report: LeakReport
+    /// Where in the user's code to report the failure when the framework cannot name the test's
+    /// own line (XCTest): the allocation site of a leaked object in a test file, else in user code.
+    public var userLocation: SourceLine?
+}
+
+/// A file and line in the user's code.
+public struct SourceLine: Sendable, Hashable {
+    /// The file, absolute when it could be made so.
+    public var file: String
+    /// The line.
+    public var line: Int
+
+    /// Parses the end of a symbolicated frame: `function at path/File.swift:12`.
+    init?(frame: String) {
+        let parts = frame.split(separator: " at ", omittingEmptySubsequences: false)
+        guard parts.count >= 2, let location = parts.last, let colon = location.lastIndex(of: ":"),
+            let line = Int(location[location.index(after: colon)...]), line > 0
+        else { return nil }
+        var file = String(location[..<colon])
+        if !file.hasPrefix("/") { file = FileManager.default.currentDirectoryPath + "/" + file }
+        self.file = file
+        self.line = line
+    }
+}
+
+/// What a leak check found: the failure, if any, and what it could not check or attribute.
+public struct LeakCheckOutcome: Sendable {
+    /// The test's leaks: nil when nothing it allocated is still alive.
+    public var findings: LeakFindings?
+    /// Things to say without failing: that tracking is off and nothing was checked, or leaked
+    /// objects allocated outside the test's task that could not be blamed on it with certainty.
+    public var notes: [String]
 }
 
 /// The engine behind every check in LeakGraphTesting: which tracked objects allocated in a
 /// region are still alive once the grace period has passed, and why.
+///
+/// Objects the region's own task tree allocated are its own. Objects allocated outside every
+/// checked region's task tree (a `DispatchQueue` block, a `Thread`, `Task.detached`) are blamed on
+/// the region when it was the only one running (with ``LeakCheckOptions/includesUnscopedObjects``)
+/// and otherwise reported in ``LeakCheckOutcome/notes`` when they leak: never silently ignored.
 public enum LeakCheck {
-    /// Checks the objects allocated in `scope` (and, with ``LeakCheckOptions/includesUnscopedObjects``
-    /// and no other scope running concurrently, unscoped objects allocated since its checkpoint).
+    /// Checks the objects allocated in `scope`.
     ///
     /// - Returns: nil when nothing leaked.
     public static func check(scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()) async
         -> LeakFindings?
     {
+        await run(scope: scope, name: name, options: options).findings
+    }
+
+    /// Checks the objects allocated in `scope`, waiting up to the grace period for them to die.
+    public static func run(scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()) async
+        -> LeakCheckOutcome
+    {
         let deadline = ContinuousClock.now + options.gracePeriod
-        var survivors = survivingIDs(scope: scope, options: options)
+        var survivors = surviving(scope: scope, options: options)
         while !survivors.isEmpty && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
-            survivors = survivingIDs(scope: scope, options: options)
+            survivors = surviving(scope: scope, options: options)
         }
-        guard !survivors.isEmpty else { return nil }
-        return findings(for: survivors, name: name, options: options)
+        return outcome(survivors, name: name, options: options)
     }
 
     /// Synchronous check for XCTest (waits with `Thread.sleep`).
     public static func checkSynchronously(
         scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()
-    )
-        -> LeakFindings?
-    {
+    ) -> LeakFindings? {
+        runSynchronously(scope: scope, name: name, options: options).findings
+    }
+
+    /// Synchronous form of ``run(scope:name:options:)`` for XCTest (waits with `Thread.sleep`).
+    public static func runSynchronously(
+        scope: LeakScope, name: String, options: LeakCheckOptions = LeakCheckOptions()
+    ) -> LeakCheckOutcome {
         let deadline = ContinuousClock.now + options.gracePeriod
-        var survivors = survivingIDs(scope: scope, options: options)
+        var survivors = surviving(scope: scope, options: options)
         while !survivors.isEmpty && ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.01)
-            survivors = survivingIDs(scope: scope, options: options)
+            survivors = surviving(scope: scope, options: options)
         }
-        guard !survivors.isEmpty else { return nil }
-        return findings(for: survivors, name: name, options: options)
+        return outcome(survivors, name: name, options: options)
     }
 
-    private static func survivingIDs(scope: LeakScope, options: LeakCheckOptions) -> Set<UInt64> {
+    /// Said once per process when tracking is off, by whichever check runs first.
+    public static let notCheckedMessage =
+        "LeakGraph tracking is off (LEAKGRAPH=off, or the LeakGraphDisabled trait): leak checks in this run "
+        + "check nothing."
+    private static let saidNotChecked = Atomic<Bool>(false)
+
+    /// ``notCheckedMessage`` the first time it is asked while tracking is off, else nil.
+    public static func notCheckedNoticeOnce() -> String? {
+        guard !LeakGraph.isEnabled else { return nil }
+        return saidNotChecked.exchange(true, ordering: .relaxed) ? nil : notCheckedMessage
+    }
+
+    /// Unattributed objects already reported by some check, so that overlapping tests do not
+    /// each report the same ones.
+    static let reportedUnattributed = Locked<Set<UInt64>>([])
+
+    /// A region's survivors: its own, and those allocated outside every region's task while it ran.
+    struct Survivors {
+        var own: Set<UInt64> = []
+        var offTask: Set<UInt64> = []
+        var isEmpty: Bool { own.isEmpty && offTask.isEmpty }
+    }
+
+    private static func surviving(scope: LeakScope, options: LeakCheckOptions) -> Survivors {
         // Declared edges only: cheap, and enough to know who is alive.
         let snapshot = LeakGraph.snapshot(options: .declaredOnly)
-        return Set(mine(snapshot, scope: scope, options: options).map(\.id))
+        let end = scope.endCheckpoint?.nextObjectID ?? .max
+        let alone = LeakScope.offTaskScopeID(for: scope.id)
+        var survivors = Survivors()
+        for object in snapshot.objects where object.id >= scope.checkpoint.nextObjectID {
+            guard !options.ignores(type: object.type, label: object.label) else { continue }
+            if object.scope == scope.id {
+                survivors.own.insert(object.id)
+            } else if object.id < end
+                && (object.scope == alone || object.scope == LeakScope.unattributedScopeID
+                    || (object.scope == 0 && scope.ranAlone))
+            {
+                survivors.offTask.insert(object.id)
+            }
+        }
+        return survivors
     }
 
-    private static func mine(_ snapshot: GraphSnapshot, scope: LeakScope, options: LeakCheckOptions) -> [ObjectInfo] {
-        snapshot.objects.filter { object in
-            guard object.id >= scope.checkpoint.nextObjectID else { return false }
-            guard object.scope == scope.id || (options.includesUnscopedObjects && object.scope == 0 && scope.ranAlone)
-            else {
-                return false
-            }
-            return !options.ignores(type: object.type, label: object.label)
+    private static func outcome(_ survivors: Survivors, name: String, options: LeakCheckOptions) -> LeakCheckOutcome {
+        var notes: [String] = []
+        if let notice = notCheckedNoticeOnce() { notes.append(notice) }
+        guard !survivors.isEmpty else { return LeakCheckOutcome(findings: nil, notes: notes) }
+        if options.includesUnscopedObjects {
+            let all = survivors.own.union(survivors.offTask)
+            return LeakCheckOutcome(findings: findings(for: all, name: name, options: options), notes: notes)
         }
+        var failure: LeakFindings?
+        if !survivors.own.isEmpty { failure = findings(for: survivors.own, name: name, options: options) }
+        if !survivors.offTask.isEmpty, let note = unattributedNote(survivors.offTask, name: name) {
+            notes.append(note)
+        }
+        return LeakCheckOutcome(findings: failure, notes: notes)
+    }
+
+    /// Describes the leaked ones among objects allocated off the test's task, once each.
+    private static func unattributedNote(_ ids: Set<UInt64>, name: String) -> String? {
+        let found = LeakGraph.findLeaks()
+        let leaked = ids.intersection(found.report.leakedObjectIDs)
+        let fresh = reportedUnattributed.withLock { reported in
+            let fresh = leaked.subtracting(reported)
+            reported.formUnion(fresh)
+            return fresh
+        }
+        guard !fresh.isEmpty else { return nil }
+        let snapshot = Symbolicator.symbolicate(found.snapshot)
+        var message = "\(fresh.count) leaked tracked object(s) were allocated outside the task of \(name) while it ran "
+        message += "(a DispatchQueue, a Thread or Task.detached), so they are not blamed on it; "
+        message += "use .detectLeaks(includingUnscopedObjects: true) in a .serialized suite to fail on them:\n"
+        message += LeakTrace.describe(snapshot, report: found.report, objects: fresh)
+        return message
     }
 
     private static func findings(for survivors: Set<UInt64>, name: String, options: LeakCheckOptions) -> LeakFindings {
@@ -84,11 +191,56 @@ public enum LeakCheck {
             }.joined(separator: "\n")
         }
         message += trace
-        let artifacts = writeArtifacts(snapshot: snapshot, report: report, objects: ids, name: name, options: options)
+        var artifacts = writeArtifacts(snapshot: snapshot, report: report, objects: ids, name: name, options: options)
         if let dot = artifacts.first {
             message += "\nGraph: \(dot)" + (artifacts.count > 1 ? " (picture: \(artifacts[1]))" : "")
+            if let page = writePage(message: message, picture: artifacts.count > 1 ? artifacts[1] : nil, dot: dot) {
+                artifacts.append(page)
+            }
         }
-        return LeakFindings(objects: objects, message: message, artifacts: artifacts, report: report)
+        var findings = LeakFindings(objects: objects, message: message, artifacts: artifacts, report: report)
+        findings.userLocation = userLocation(of: objects, in: snapshot)
+        return findings
+    }
+
+    /// The source line to report a failure at when the test framework cannot tell the test's own
+    /// (XCTest): the first allocation site among the objects in a test file, else in user code.
+    static func userLocation(of objects: [ObjectInfo], in snapshot: GraphSnapshot) -> SourceLine? {
+        // From each stack's first user frame outwards: frames inside initialisers only repeat the type.
+        let candidates = objects.compactMap { snapshot.stack($0.stack) }.flatMap { stack in
+            stack.frames.dropFirst(stack.userFrame ?? stack.frames.count).compactMap(SourceLine.init(frame:))
+        }
+        return candidates.first { $0.file.contains("/Tests/") } ?? candidates.first
+    }
+
+    /// `<artifacts>/<name>.html`: the failure message and the picture on one offline page, for
+    /// IDEs and CI that show attachments.
+    private static func writePage(message: String, picture: String?, dot: String) -> String? {
+        let stem = String(dot.dropLast(".dot".count))
+        var svg = picture.flatMap { FileManager.default.contents(atPath: $0) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
+        if let text = svg, let start = text.range(of: "<svg") { svg = String(text[start.lowerBound...]) }
+        func escape(_ text: String) -> String {
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;")
+        }
+        let page = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>LeakGraph: \(escape(stem.split(separator: "/").last.map(String.init) ?? stem))</title>
+            <style>body{font:15px/1.45 system-ui,sans-serif;margin:1.5em}pre{white-space:pre-wrap;font-size:13px;\
+            background:#fff5f5;border:1px solid #f3c2c2;padding:.8em;border-radius:6px}\
+            .graph{overflow:auto;border:1px solid #ddd}</style></head>
+            <body><h1>Leak check failed</h1><pre>\(escape(message))</pre>
+            <div class="graph">\(svg ?? "<p>No picture: \(escape(Graphviz.installHint)).</p>")</div></body></html>
+
+            """
+        do {
+            try SafeFileWriter.write(page, to: stem + ".html", replace: true)
+            return stem + ".html"
+        } catch {
+            return nil
+        }
     }
 
     /// Writes `<artifacts>/<name>.dot` (and `.svg`) with the region's objects and one hop of

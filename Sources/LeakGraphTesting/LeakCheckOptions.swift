@@ -13,11 +13,19 @@ public struct LeakCheckOptions: Sendable, Hashable {
     public var gracePeriod: Duration
     /// Where dot (and SVG) files are written: `LEAKGRAPH_ARTIFACTS_DIR`, else `.build/leakgraph`.
     public var artifactsDirectory: String
-    /// Also blame the test for objects allocated outside its task tree (on a `DispatchQueue` or
-    /// a `Thread`) while it ran, provided no other checked test overlapped it. Off by default:
-    /// tests without the check may allocate on other threads at the same time. Turn it on for
+    /// Also fail the test for objects allocated outside its task tree (a `DispatchQueue` block, a
+    /// `Thread`, `Task.detached`) while it ran: those allocated while it was the only checked test
+    /// open, and those allocated while several were (which cannot be attributed). Off by default,
+    /// because tests without the check may allocate on other threads at the same time: then such
+    /// objects are reported as a warning when they leak, never ignored. Turn it on in
     /// `.serialized` suites that allocate on queues.
     public var includesUnscopedObjects: Bool
+
+    /// The same as ``includesUnscopedObjects``, spelled as the trait's parameter.
+    public var includingUnscopedObjects: Bool {
+        get { includesUnscopedObjects }
+        set { includesUnscopedObjects = newValue }
+    }
 
     /// Creates options.
     public init(

@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import XCTest
 
@@ -18,10 +19,17 @@ public func assertNoLeaks<R>(
 ) rethrows -> R {
     let (scope, result) = try LeakScope.run(body)
     let label = name ?? "assertNoLeaks at \(String(describing: file).split(separator: "/").last ?? ""):\(line)"
-    if let findings = LeakCheck.checkSynchronously(scope: scope, name: label, options: options) {
+    let outcome = LeakCheck.runSynchronously(scope: scope, name: label, options: options)
+    outcome.notes.forEach(printNote)
+    if let findings = outcome.findings {
         XCTFail(findings.message, file: file, line: line)
     }
     return result
+}
+
+/// XCTest has no warnings: notes (nothing checked, unattributed leaks) go to standard error.
+func printNote(_ note: String) {
+    FileHandle.standardError.write(Data("leakgraph: warning: \(note)\n".utf8))
 }
 
 /// An `XCTestCase` whose every test fails when tracked objects it allocated are still alive
@@ -39,14 +47,26 @@ open class LeakCheckingTestCase: XCTestCase {
     /// Runs the test (setUp, body, tearDown) inside a leak scope, then checks it.
     open override func invokeTest() {
         let (scope, _) = LeakScope.run { super.invokeTest() }
-        if let findings = LeakCheck.checkSynchronously(
+        let outcome = LeakCheck.runSynchronously(
             scope: scope, name: LeakCheck.fileName(name), options: leakCheckOptions)
-        {
-            recordLeakFailure(findings.message)
+        outcome.notes.forEach(printNote)
+        if let findings = outcome.findings {
+            recordLeakFailure(findings.message, at: findings.userLocation)
         }
     }
 
-    /// Records the failure (overridable so tests of LeakGraph itself can expect it).
+    /// Records the failure at `location` — the line of the user's code that allocated a leaked
+    /// object, preferring a test file — so that it shows in the editor there, not inside
+    /// LeakGraph. Overridable so tests of LeakGraph itself can expect it.
+    open func recordLeakFailure(_ message: String, at location: SourceLine?) {
+        if let location {
+            recordFailure(withDescription: message, inFile: location.file, atLine: location.line, expected: true)
+        } else {
+            recordLeakFailure(message)
+        }
+    }
+
+    /// Records the failure where no user line is known.
     open func recordLeakFailure(_ message: String) {
         XCTFail(message)
     }

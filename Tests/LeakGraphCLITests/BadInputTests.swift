@@ -74,7 +74,7 @@ struct BadInputTests {
             name: "huge time", problem: "out of range",
             make: replacing("\"time\":1700000000.000,", with: "\"time\":1e999,")),
         Case(name: "not a regular file", problem: "not a regular file") { _ in "/dev/zero" },
-        Case(name: "a file over the size limit (1 GiB, sparse)", problem: "over the 1.0 GB limit") { directory in
+        Case(name: "a file over the size limit (1 GiB, sparse)", problem: "over the 1 GiB limit") { directory in
             let path = directory + "/huge.json"
             _ = FileManager.default.createFile(atPath: path, contents: Data("{".utf8))
             if let handle = FileHandle(forWritingAtPath: path) {
@@ -120,7 +120,7 @@ struct BadInputTests {
         let path = writeFile(Self.valid, "dump.json", in: directory)
         let run = await runInProcess(["report", path, "--max-size", "1k"])
         expectOneLineFailure(run, naming: path)
-        #expect(run.errors.contains("over the 1.0 KB limit (raise it with --max-size)"))
+        #expect(run.errors.contains("over the 1 KiB limit (raise it with --max-size)"))
         #expect(await runInProcess(["report", path, "--max-size", "1m"]).status == 1)
     }
 

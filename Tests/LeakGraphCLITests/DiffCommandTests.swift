@@ -35,7 +35,7 @@ struct DiffCommandTests {
         #expect(run.output.hasPrefix("\(before) → \(after)\n"))
         #expect(run.output.contains("Vanished leaks: 1"))
         #expect(run.output.contains("Child —parent→ Parent —child→ Child"))
-        #expect(run.output.contains("No new leaks."))
+        #expect(run.output.contains("No new leaks: 1 leak signature(s) vanished."))
     }
 
     @Test("more cycles of a known signature count as new leaks")
@@ -61,7 +61,15 @@ struct DiffCommandTests {
         let after = writeFile(two.json(), "two.json", in: directory)
         let run = await runInProcess(["diff", before, after])
         #expect(run.status == 1)
-        #expect(run.output.contains("Leaks with a changed count: 1"))
-        #expect(await runInProcess(["diff", after, before]).status == 0)
+        #expect(run.output.contains("Known leaks that grew: 1"))
+        // The summary and the verdict say the same thing.
+        #expect(run.output.contains("NEW LEAKS: 1 known leak(s) grew (+1 cycle(s))."))
+        // Reversed, the same dumps read as shrinkage.
+        let reversed = await runInProcess(["diff", after, before])
+        #expect(reversed.status == 0)
+        #expect(reversed.output.contains("Known leaks that shrank: 1"))
+        #expect(reversed.output.contains("Shrinkage by type: 2"))
+        #expect(!reversed.output.contains("Growth by"))
+        #expect(reversed.output.contains("No new leaks: 1 known leak(s) shrank."))
     }
 }

@@ -10,7 +10,8 @@ struct HTMLBrowserTests {
     static let chromium: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for name in ["chromium", "chromium-browser", "google-chrome"] {
-            for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+            for folder in path.split(separator: ":")
+            where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
                 return "\(folder)/\(name)"
             }
         }
@@ -84,8 +85,10 @@ struct HTMLBrowserTests {
         let path = writeFile(measured, "measured.html", in: directory)
         let dom = try run(
             chromium,
-            ["--headless", "--no-sandbox", "--disable-gpu", "--window-size=\(width),\(height)", "--dump-dom",
-             "file://" + path])
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--window-size=\(width),\(height)", "--dump-dom",
+                "file://" + path,
+            ])
         let start = try #require(dom.range(of: "<pre id=\"leakgraph-measurements\">"), "the script ran")
         let rest = dom[start.upperBound...]
         let end = try #require(rest.range(of: "</pre>"))
@@ -159,8 +162,10 @@ struct HTMLBrowserTests {
         let png = directory + "/report.png"
         _ = try run(
             chromium,
-            ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900",
-             "--screenshot=" + png, "file://" + written])
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900",
+                "--screenshot=" + png, "file://" + written,
+            ])
         let data = try #require(FileManager.default.contents(atPath: png), "Chromium wrote a screenshot")
         // PNG: width and height are big-endian at bytes 16 and 20 of the IHDR chunk.
         try #require(data.count > 24)

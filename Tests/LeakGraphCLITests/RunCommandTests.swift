@@ -67,3 +67,31 @@ struct RunCommandTests {
         #expect(held.output.contains("\"retainedCycles\""))
     }
 }
+
+@Suite("leakgraph help")
+struct HelpTests {
+    @Test("`leakgraph run --help` shows help, not \"command not found\"")
+    func runHelp() async {
+        let run = await runInProcess(["run", "--help"])
+        #expect(run.status == 0)
+        #expect((run.output + run.errors).contains("USAGE: leakgraph run"))
+        #expect(!(run.output + run.errors).contains("command not found"))
+    }
+
+    @Test("help shows sizes as people write them")
+    func humanSizes() async {
+        let run = await runInProcess(["report", "--help"])
+        let text = run.output + run.errors
+        #expect(text.contains("1 GiB"), "\(text)")
+        #expect(!text.contains("ByteCount("))
+        #expect(ByteCount.describe(1 << 30) == "1 GiB")
+        #expect(ByteCount.describe(1536 << 20) == "1.5 GiB")
+        #expect(ByteCount.describe(900) == "900 bytes")
+    }
+
+    @Test("every subcommand's help states its exit statuses", arguments: ["report", "render", "diff", "html", "run"])
+    func exitStatusesDocumented(command: String) async {
+        let run = await runInProcess([command, "--help"])
+        #expect((run.output + run.errors).contains("Exit status"), "\(command)")
+    }
+}

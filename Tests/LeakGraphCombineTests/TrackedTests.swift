@@ -81,3 +81,28 @@ private func attachAndCancel() {
     Empty<Int, Never>(completeImmediately: false).tracked(label: "pipeline").receive(subscriber: subscriber)
     subscriber.cancel()
 }
+
+@Suite("LeakGraphCombine with a PassthroughSubject")
+struct PassthroughSubjectLeakTests {
+    @Test("a subject pipeline attached with receive(subscriber:), never cancelled, subject dropped: leaked, with a fix")
+    func subjectPipelineNeverCancelledLeaks() {
+        let (scope, _) = LeakScope.run { attachToSubjectNeverCancelled() }
+        let found = LeakGraph.findLeaks()
+        let snapshot = Symbolicator.symbolicate(found.snapshot)
+        let ids = Set(snapshot.objects.filter { $0.id >= scope.checkpoint.nextObjectID }.map(\.id))
+        let text = LeakTrace.describe(snapshot, report: found.report, objects: ids)
+        let cycles = found.report.cycles.filter { $0.objects.contains(where: ids.contains) }
+        #expect(cycles.count == 1, "\(text)")
+        #expect(cycles.first?.leaked == true, "\(text)")
+        #expect(text.contains("Fix: cut"), "\(text)")
+        #expect(text.contains("cancel"), "\(text)")
+    }
+}
+
+@inline(never)
+private func attachToSubjectNeverCancelled() {
+    let subject = PassthroughSubject<Int, Never>()
+    let subscriber = TrackedSubscriber<Int, Never>(label: "forgotten") { _ in }
+    subject.map { $0 * 2 }.tracked(label: "pipeline").receive(subscriber: subscriber)
+    subject.send(1)
+}

@@ -13,6 +13,9 @@ final class XCTestLeakChecksTests: XCTestCase {
         XCTAssertEqual(probe.recorded.count, 1)
         XCTAssertTrue(
             probe.recorded.first?.contains("Screen —presenter→ Presenter") ?? false, probe.recorded.first ?? "")
+        // Reported at the user's line that made the leak, not inside LeakGraph.
+        XCTAssertEqual(probe.locations.first??.file.hasSuffix("Tests/LeakGraphTestingTests/Fixtures.swift"), true)
+        XCTAssertEqual(probe.locations.first??.line, 16)
     }
 
     func testLeakCheckingTestCaseIsQuietForCleanTests() {
@@ -25,8 +28,12 @@ final class XCTestLeakChecksTests: XCTestCase {
 /// A test case run by hand, whose leak failures are captured instead of recorded.
 final class PlantedLeakCase: LeakCheckingTestCase {
     var recorded: [String] = []
+    var locations: [SourceLine?] = []
     override var leakCheckOptions: LeakCheckOptions { LeakCheckOptions(gracePeriod: .milliseconds(20)) }
-    override func recordLeakFailure(_ message: String) { recorded.append(message) }
+    override func recordLeakFailure(_ message: String, at location: SourceLine?) {
+        recorded.append(message)
+        locations.append(location)
+    }
     func leaks() { plantLeak() }
     func clean() { noLeak() }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import LeakGraph
 import Testing
+
+@testable import LeakGraph
 
 @Suite("DotExporter")
 struct DotExporterTests {
@@ -52,7 +53,8 @@ struct DotExporterTests {
         #expect(DotExporter.shorten("abcdefghij", to: 5) == "ab…ij")
         #expect(DotExporter.shorten("short", to: 44) == "short")
         #expect(
-            DotExporter.siteLine("closure #1 in variable initialization of Scenarios.all at Tools/Demo/Scenarios.swift:43", limit: 44)
+            DotExporter.siteLine(
+                "closure #1 in variable initialization of Scenarios.all at Tools/Demo/Scenarios.swift:43", limit: 44)
                 == "Scenarios.swift:43 · closure #1 …enarios.all")
     }
 

@@ -25,6 +25,6 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        )
     ]
 )

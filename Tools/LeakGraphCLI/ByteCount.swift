@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// A size given on the command line: `500000`, `64k`, `512m`, `2g` (binary units).
-public struct ByteCount: ExpressibleByArgument, Sendable, Hashable {
+public struct ByteCount: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
     /// The number of bytes.
     public var bytes: UInt64
 
@@ -25,9 +25,15 @@ public struct ByteCount: ExpressibleByArgument, Sendable, Hashable {
         bytes = value << shift
     }
 
-    /// `1.5 GB`, `12 MB`, `900 bytes` (binary units).
+    /// `1 GiB`: what help shows as the default.
+    public var defaultValueDescription: String { Self.describe(bytes) }
+
+    /// `1 GiB`.
+    public var description: String { Self.describe(bytes) }
+
+    /// `1.5 GiB`, `12 MiB`, `1 GiB`, `900 bytes` (binary units, whole numbers without a decimal).
     public static func describe(_ bytes: UInt64) -> String {
-        let units = ["KB", "MB", "GB", "TB"]
+        let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         guard value >= 1024 else { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }
         var unit = -1
@@ -35,6 +41,7 @@ public struct ByteCount: ExpressibleByArgument, Sendable, Hashable {
             value /= 1024
             unit += 1
         }
-        return String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
+        let whole = value.rounded() == value
+        return String(format: value < 10 && !whole ? "%.1f" : "%.0f", value) + " " + units[unit]
     }
 }

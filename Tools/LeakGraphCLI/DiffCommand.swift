@@ -101,21 +101,46 @@ public struct DumpDiff: Sendable, Hashable, Codable {
         changedLeaks = leaks.filter { $0.before > 0 && $0.after > 0 }
     }
 
-    /// The comparison as text.
+    /// Known signatures with more cycles than before.
+    public var grownLeaks: [Change] { changedLeaks.filter { $0.delta > 0 } }
+    /// Known signatures with fewer cycles than before.
+    public var shrunkLeaks: [Change] { changedLeaks.filter { $0.delta < 0 } }
+
+    /// The verdict, worded the same way as the sections above it.
+    var verdict: String {
+        var parts: [String] = []
+        if !newLeaks.isEmpty { parts.append("\(newLeaks.count) new leak signature(s)") }
+        if !grownLeaks.isEmpty {
+            let cycles = grownLeaks.reduce(0) { $0 + $1.delta }
+            parts.append("\(grownLeaks.count) known leak(s) grew (+\(cycles) cycle(s))")
+        }
+        if !parts.isEmpty { return "NEW LEAKS: " + parts.joined(separator: ", ") + "." }
+        var better: [String] = []
+        if !vanishedLeaks.isEmpty { better.append("\(vanishedLeaks.count) leak signature(s) vanished") }
+        if !shrunkLeaks.isEmpty { better.append("\(shrunkLeaks.count) known leak(s) shrank") }
+        return "No new leaks" + (better.isEmpty ? "." : ": " + better.joined(separator: ", ") + ".")
+    }
+
+    /// The comparison as text: growth and shrinkage in sections of their own, so that a reversed
+    /// diff reads as shrinkage.
     func text(before: String, after: String, limit: Int) -> String {
         var out = "\(before) → \(after)\n"
-        out += section("Growth by type", types, heading: "type", limit: limit)
-        out += section("Growth by allocation site", sites, heading: "site", limit: limit)
+        out += section("Growth by type", types.filter { $0.delta > 0 }, heading: "type", limit: limit)
+        out += section("Shrinkage by type", types.filter { $0.delta < 0 }.reversed(), heading: "type", limit: limit)
+        out += section("Growth by allocation site", sites.filter { $0.delta > 0 }, heading: "site", limit: limit)
+        out += section(
+            "Shrinkage by allocation site", sites.filter { $0.delta < 0 }.reversed(), heading: "site", limit: limit)
         out += section("New leaks", newLeaks, heading: "signature", limit: limit)
-        out += section("Leaks with a changed count", changedLeaks, heading: "signature", limit: limit)
+        out += section("Known leaks that grew", grownLeaks, heading: "signature", limit: limit)
+        out += section("Known leaks that shrank", shrunkLeaks, heading: "signature", limit: limit)
         out += section("Vanished leaks", vanishedLeaks, heading: "signature", limit: limit)
-        out += hasNewLeaks ? "\nNEW LEAKS.\n" : "\nNo new leaks.\n"
+        out += "\n\(verdict)\n"
         return out
     }
 
     private func section(_ title: String, _ rows: [Change], heading: String, limit: Int) -> String {
-        var out = "\n\(title): \(rows.isEmpty ? "none" : String(rows.count))\n"
-        guard !rows.isEmpty else { return out }
+        guard !rows.isEmpty else { return "" }
+        var out = "\n\(title): \(rows.count)\n"
         let width = max(6, rows.prefix(limit).map { max(String($0.before).count, String($0.after).count) }.max() ?? 0)
         out += "  " + ReportText.pad("before", width, right: true) + "  " + ReportText.pad("after", width, right: true)
         out += "  " + ReportText.pad("delta", width + 1, right: true) + "  \(heading)\n"

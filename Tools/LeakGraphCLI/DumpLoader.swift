@@ -101,7 +101,7 @@ enum InputFile {
         guard size <= maximumSize else {
             throw ToolError(
                 path: path,
-                problem: "is \(ByteCount.describe(size)), over the \(ByteCount.describe(maximumSize)) limit "
+                problem: "is \(size) bytes, over the \(ByteCount.describe(maximumSize)) limit "
                     + "(raise it with --max-size)")
         }
         return size

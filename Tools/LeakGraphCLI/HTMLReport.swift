@@ -146,7 +146,8 @@ struct HTMLReport {
     private func retainedCycles() -> String {
         var out = "<h2>Retained cycles</h2>\n"
         guard !summary.retainedCycles.isEmpty else { return out + "<p>None.</p>\n" }
-        out += "<table>\n<tr><th>loop</th><th>held from outside</th><th>fix, once the outside holders let go</th></tr>\n"
+        out +=
+            "<table>\n<tr><th>loop</th><th>held from outside</th><th>fix, once the outside holders let go</th></tr>\n"
         for cycle in summary.retainedCycles.prefix(rows) {
             let holders = cycle.holders.map { holder in
                 var text = holder.object.displayName
@@ -275,7 +276,8 @@ struct CyclePictures {
             picture.leakedObjectIDs = Set(objects.map(\.id))
             return DotExporter.render(
                 picture,
-                options: DotExporter.Options(scope: .everything, maximumNodes: maximumNodes, title: "Leaked cycle \(index + 1)"))
+                options: DotExporter.Options(
+                    scope: .everything, maximumNodes: maximumNodes, title: "Leaked cycle \(index + 1)"))
         }
     }
 

@@ -36,7 +36,9 @@ public struct RunCommand: ToolCommand {
     @OptionGroup public var options: DumpOptions
 
     /// The program and its arguments.
-    @Argument(parsing: .captureForPassthrough, help: "The program and its arguments, after --.")
+    @Argument(
+        parsing: .remaining,
+        help: "The program and its arguments (after --, so that its own options are never read as ours).")
     public var command: [String] = []
 
     /// Creates the command (ArgumentParser calls this).

@@ -2,7 +2,7 @@ import Foundation
 import LeakGraph
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a case body is told: how many operations to run and whether this is a smoke run.

@@ -67,7 +67,8 @@ func allocationCases() -> [BenchCase] {
 func edgeCases() -> [BenchCase] {
     [
         BenchCase(
-            name: "edge-add-remove", group: "edge add + remove", variant: "addTrackedEdge/removeTrackedEdge (EdgeLabel)",
+            name: "edge-add-remove", group: "edge add + remove",
+            variant: "addTrackedEdge/removeTrackedEdge (EdgeLabel)",
             unit: "add+remove", iterations: 1_000_000, quickIterations: 1_000
         ) { context in
             configure(tracking: true)
@@ -206,7 +207,9 @@ func graphCases() -> [BenchCase] {
             return sample
         }
     }
-    func export(_ name: String, _ variant: String, _ render: @escaping (GraphSnapshot, LeakReport) -> String) -> BenchCase {
+    func export(_ name: String, _ variant: String, _ render: @escaping (GraphSnapshot, LeakReport) -> String)
+        -> BenchCase
+    {
         BenchCase(
             name: name, group: "export of 100k objects", variant: variant, unit: "export",
             iterations: 3, quickIterations: 1

@@ -106,7 +106,8 @@ private func lifecycleScenarios() -> [RxScenario] {
                 }
             }),
         RxScenario(
-            name: "disposebag-3", group: "3 subscriptions in a DisposeBag, bag dropped (OpenCombine: Set<AnyCancellable>)",
+            name: "disposebag-3",
+            group: "3 subscriptions in a DisposeBag, bag dropped (OpenCombine: Set<AnyCancellable>)",
             unit: "bag", iterations: 100_000,
             rx: { n in
                 let counter = Counter()
@@ -145,7 +146,8 @@ private func eventScenarios() -> [RxScenario] {
             rx: { n in
                 let counter = Counter()
                 let subject = PublishSubject<Int>()
-                let subscription = subject.map { $0 &* 2 }.filter { $0 >= 0 }.subscribe(onNext: { counter.value &+= $0 })
+                let subscription = subject.map { $0 &* 2 }.filter { $0 >= 0 }.subscribe(onNext: { counter.value &+= $0 }
+                )
                 let sample = measure(n) { for i in 0..<n { subject.onNext(i) } }
                 subscription.dispose()
                 blackHole(counter.value)

@@ -84,12 +84,15 @@ func parseOptions() -> Options {
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     if sorted.isEmpty { return .nan }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Runs one case in this process.
 func run(_ benchCase: BenchCase, iterations: Int, runs: Int, warmup: Bool, quick: Bool) -> CaseResult {
-    if warmup { _ = benchCase.body(Context(iterations: max(1, min(iterations, benchCase.quickIterations)), quick: quick)) }
+    if warmup {
+        _ = benchCase.body(Context(iterations: max(1, min(iterations, benchCase.quickIterations)), quick: quick))
+    }
     var samples: [Sample] = []
     for _ in 0..<runs { samples.append(benchCase.body(Context(iterations: iterations, quick: quick))) }
     let perOp = samples.map { $0.seconds / Double(max($0.operations, 1)) * 1e9 }
@@ -97,7 +100,9 @@ func run(_ benchCase: BenchCase, iterations: Int, runs: Int, warmup: Bool, quick
     let medianSample = samples[perOp.firstIndex(of: perOp.sorted()[perOp.count / 2]) ?? 0]
     // Memory figures are registry growth: only the first timed run grows the tables.
     var metrics = medianSample.metrics
-    for (key, value) in samples[0].metrics where key.hasPrefix("bytes/") || key.hasPrefix("unique") { metrics[key] = value }
+    for (key, value) in samples[0].metrics where key.hasPrefix("bytes/") || key.hasPrefix("unique") {
+        metrics[key] = value
+    }
     return CaseResult(
         name: benchCase.name, group: benchCase.group, variant: benchCase.variant, unit: benchCase.unit,
         iterations: iterations, runs: runs, medianNanoseconds: medianValue, minimumNanoseconds: perOp.min() ?? .nan,
@@ -109,7 +114,9 @@ func runInChild(_ benchCase: BenchCase, iterations: Int, runs: Int, warmup: Bool
     let resultPath = NSTemporaryDirectory() + "leakgraph-bench-\(getpid())-\(benchCase.name).json"
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-    var arguments = ["--case", benchCase.name, "--iterations", "\(iterations)", "--runs", "\(runs)", "--result-file", resultPath]
+    var arguments = [
+        "--case", benchCase.name, "--iterations", "\(iterations)", "--runs", "\(runs)", "--result-file", resultPath,
+    ]
     if warmup { arguments.append("--warmup") }
     if quick { arguments.append("--quick") }
     process.arguments = arguments
@@ -124,7 +131,8 @@ func runInChild(_ benchCase: BenchCase, iterations: Int, runs: Int, warmup: Bool
     guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: resultPath),
         let result = try? JSONDecoder().decode(CaseResult.self, from: data)
     else {
-        FileHandle.standardError.write(Data("leakgraph-bench: \(benchCase.name) failed (status \(process.terminationStatus))\n".utf8))
+        FileHandle.standardError.write(
+            Data("leakgraph-bench: \(benchCase.name) failed (status \(process.terminationStatus))\n".utf8))
         return nil
     }
     return result
@@ -174,7 +182,8 @@ var selected = all
 if !options.cases.isEmpty {
     let unknown = options.cases.filter { name in !all.contains { $0.name == name } }
     if !unknown.isEmpty {
-        FileHandle.standardError.write(Data("leakgraph-bench: unknown case \(unknown.joined(separator: ", ")) (see --list)\n".utf8))
+        FileHandle.standardError.write(
+            Data("leakgraph-bench: unknown case \(unknown.joined(separator: ", ")) (see --list)\n".utf8))
         exit(2)
     }
     selected = options.cases.map { name in all.first { $0.name == name }! }
@@ -186,7 +195,8 @@ if options.cases.count == 1 {
     // One case, in this process: the mode instruction counting uses.
     let benchCase = selected[0]
     let iterations = options.iterations ?? (options.quick ? benchCase.quickIterations : benchCase.iterations)
-    let result = run(benchCase, iterations: iterations, runs: options.runs ?? 1, warmup: options.warmup, quick: options.quick)
+    let result = run(
+        benchCase, iterations: iterations, runs: options.runs ?? 1, warmup: options.warmup, quick: options.quick)
     results.append(result)
     if let path = options.resultFile {
         let data = try JSONEncoder().encode(result)
@@ -200,7 +210,9 @@ if options.cases.count == 1 {
         let iterations = options.iterations ?? (options.quick ? benchCase.quickIterations : benchCase.iterations)
         let runs = options.runs ?? (options.quick ? 1 : 5)
         FileHandle.standardError.write(Data("running \(benchCase.name) (\(iterations) × \(runs))\n".utf8))
-        if let result = runInChild(benchCase, iterations: iterations, runs: runs, warmup: !options.quick, quick: options.quick) {
+        if let result = runInChild(
+            benchCase, iterations: iterations, runs: runs, warmup: !options.quick, quick: options.quick)
+        {
             results.append(result)
         } else {
             failed += 1
