@@ -53,6 +53,13 @@ public enum ProcessLeakCheck {
     }
 
     fileprivate static func runAtExit() {
+        guard LeakGraph.isEnabled else {
+            // Said even when a test check already said it: this is the process-wide verdict.
+            _ = LeakCheck.notCheckedNoticeOnce()
+            let notice = "leakgraph: warning: the process-wide leak check checked nothing: \(LeakCheck.notCheckedMessage)\n"
+            FileHandle.standardError.write(Data(notice.utf8))
+            return
+        }
         let baseline = configuration.withLock { $0 } ?? LeakBaseline()
         let (failed, text) = evaluate(baseline: baseline)
         if !text.isEmpty { FileHandle.standardError.write(Data((text + "\n").utf8)) }

@@ -20,17 +20,32 @@ func plantLeakInADetachedTask() async {
     await Task.detached { plantLeak() }.value
 }
 
+/// A type only ``UnscopedObjectsTests/offTaskObjectsAreMarked()`` allocates.
+final class QueueNode: TrackedObject {
+    var other: QueueNode?
+
+    static func plantPair() {
+        let a = QueueNode()
+        let b = QueueNode()
+        a.other = b
+        b.other = a
+    }
+}
+
 @Suite("Checks never pass vacuously")
 struct UnscopedObjectsTests {
     @Test("objects allocated on a queue while a scope is open carry its off-task id, or the unattributed one")
     func offTaskObjectsAreMarked() {
-        let (scope, ids) = LeakScope.run { () -> [UInt64] in
-            let checkpoint = LeakGraph.checkpoint()
-            plantLeakOnAQueue()
-            return LeakGraph.liveObjects(since: checkpoint, options: .declaredOnly).map(\.id)
+        let (scope, _) = LeakScope.run {
+            let done = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                QueueNode.plantPair()
+                done.signal()
+            }
+            done.wait()
         }
         let objects = LeakGraph.liveObjects(since: scope.checkpoint, options: .declaredOnly).filter {
-            ids.contains($0.id)
+            $0.type == "QueueNode"
         }
         #expect(objects.count == 2)
         for object in objects {
