@@ -46,7 +46,9 @@ let package = Package(
         .testTarget(name: "LeakGraphCLITests", dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph"]),
         .executableTarget(name: "leakgraph-demo", dependencies: ["LeakGraph", "LeakGraphRx"], path: "Tools/Demo"),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
-        .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example"]),
+        .executableTarget(
+            name: "discovery-corpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus"),
+        .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example", "discovery-corpus"]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
     ]
 )

@@ -84,3 +84,36 @@ int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 :
 
 __thread int lg_shared_stack_plus_one = 0;
 __thread int lg_releasing_snapshot = 0;
+
+// Value witnesses, called with the Swift calling convention. The table sits one word before a
+// type's metadata; the enum witnesses follow the common ones when the type is an enum.
+#define LG_SWIFTCC __attribute__((swiftcall))
+typedef unsigned (*lg_get_enum_tag_fn)(const void *value, const void *metadata) LG_SWIFTCC;
+typedef void (*lg_project_enum_fn)(void *value, const void *metadata) LG_SWIFTCC;
+
+typedef struct {
+    void *common[8];
+    size_t size;
+    size_t stride;
+    uint32_t flags;
+    uint32_t extraInhabitantCount;
+    lg_get_enum_tag_fn getEnumTag;
+    lg_project_enum_fn destructiveProjectEnumData;
+    void *destructiveInjectEnumTag;
+} lg_value_witnesses;
+
+static const lg_value_witnesses *lg_witnesses(const void *metadata) {
+    return ((const lg_value_witnesses *const *)metadata)[-1];
+}
+
+unsigned lg_enum_tag(const void *value, const void *metadata) {
+    return lg_witnesses(metadata)->getEnumTag(value, metadata);
+}
+
+void lg_enum_project(void *value, const void *metadata) {
+    lg_witnesses(metadata)->destructiveProjectEnumData(value, metadata);
+}
+
+size_t lg_type_size(const void *metadata) { return lg_witnesses(metadata)->size; }
+size_t lg_type_stride(const void *metadata) { return lg_witnesses(metadata)->stride; }
+uint32_t lg_type_flags(const void *metadata) { return lg_witnesses(metadata)->flags; }

@@ -15,9 +15,13 @@ extension LeakGraph {
         guard firstReport.hasLeaks else { return (first, firstReport) }
         // The second look reads only what can have moved under a racing thread: retain counts
         // and declared edges (cheap: nothing is held, nothing is reflected).
-        let second = snapshot(options: .declaredOnly)
-        let before = Fingerprints(first, ids: firstReport.leakedObjectIDs)
-        let after = Fingerprints(second, ids: firstReport.leakedObjectIDs)
+        // Nodes that discovery added (shared storage, untracked objects) exist only in a full
+        // snapshot: when a leak goes through one, the second look is a full one too, and every
+        // strong in-edge is compared, not only declared ones.
+        let throughDiscovered = firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
+        let second = snapshot(options: throughDiscovered ? options : .declaredOnly)
+        let before = Fingerprints(first, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
+        let after = Fingerprints(second, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
         let confirmed = firstReport.leakedObjectIDs.filter { before.values[$0] == after.values[$0] }
         var report = firstReport
         report.leakedObjectIDs = confirmed
@@ -42,12 +46,13 @@ private struct Fingerprints {
 
     var values: [UInt64: Value] = [:]
 
-    init(_ snapshot: GraphSnapshot, ids: Set<UInt64>) {
+    init(_ snapshot: GraphSnapshot, ids: Set<UInt64>, declaredOnly: Bool) {
         values.reserveCapacity(ids.count)
         for object in snapshot.objects where ids.contains(object.id) {
             values[object.id] = Value(retainCount: object.strongRetainCount)
         }
-        for edge in snapshot.edges where edge.kind == .strong && edge.origin == .declared && ids.contains(edge.to) {
+        for edge in snapshot.edges
+        where edge.kind == .strong && (edge.origin == .declared || !declaredOnly) && ids.contains(edge.to) {
             var hasher = Hasher()
             hasher.combine(edge.from)
             hasher.combine(edge.label)

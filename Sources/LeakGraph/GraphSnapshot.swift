@@ -18,6 +18,11 @@ public struct GraphSnapshot: Sendable, Hashable {
     public var stacks: [StackInfo]
     /// When the snapshot was taken, in seconds since the Unix epoch.
     public var time: Double
+    /// What reference discovery could not read (a closure capture of an unresolvable type, a
+    /// collection whose storage it does not know): references there count as held from
+    /// outside, so they can make a verdict "retained", never "leaked". Empty when nothing was
+    /// hidden.
+    public var discoveryLimits: [String] = []
 
     /// Creates a snapshot from parts (tests and tools build graphs this way).
     public init(objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo] = [], time: Double = 0) {
@@ -47,7 +52,7 @@ public struct GraphSnapshot: Sendable, Hashable {
 
     /// The objects allocated at or after `checkpoint`.
     public func objects(since checkpoint: Checkpoint) -> [ObjectInfo] {
-        objects.filter { $0.id >= checkpoint.nextObjectID }
+        objects.filter { $0.id >= checkpoint.nextObjectID && !$0.isDiscoveredNode }
     }
 }
 
@@ -72,6 +77,14 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     public var scope: UInt32
 
     /// Creates an object description.
+    /// Ids from here on name heap objects discovery added to the graph (shared storage, untracked
+    /// objects between tracked ones), not tracked allocations: the base plus the object's
+    /// address / 8, so the same object has the same id in every snapshot while it lives.
+    public static let discoveredNodeIDBase: UInt64 = 1 << 62
+
+    /// Whether this is a node discovery added (see ``discoveredNodeIDBase``).
+    public var isDiscoveredNode: Bool { id >= Self.discoveredNodeIDBase }
+
     public init(
         id: UInt64, type: String, label: String? = nil, strongRetainCount: Int? = nil, stack: Int? = nil,
         time: Double = 0, state: ObjectState = .unspecified, scope: UInt32 = 0

@@ -35,6 +35,11 @@ public enum LeakTrace {
         }
         for cycle in cycles where !cycle.leaked {
             lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            if cycle.unexplainedHolders.isEmpty {
+                lines.append(
+                    "  (found leaked by one look at the graph and not confirmed by a second: it changed while it was read)"
+                )
+            }
             for holder in cycle.unexplainedHolders {
                 var text = "  \(name(holder.object, snapshot)) is held from outside"
                 if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }

@@ -183,6 +183,7 @@ enum Snapshotter {
         var objects: [ObjectInfo] = []
         objects.reserveCapacity(held.count)
         var indexOfAddress: [UInt: Int] = [:]
+        var discoveryLimits: [String] = []
         indexOfAddress.reserveCapacity(held.count)
         for (index, object) in held.enumerated() {
             let count = retainCounts[index]
@@ -201,19 +202,30 @@ enum Snapshotter {
         }
 
         if holding {
-            let scanner = ClosureScanner(map: MemoryMap.current()) { indexOfAddress[$0] != nil }
-            var discovery = ReferenceDiscovery(scanner: scanner, scanClosures: options.scanClosures) {
-                indexOfAddress[$0] != nil
-            }
+            var walker = HeapWalker(
+                trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
+                untrackedHops: options.discoverReferences ? 2 : 0
+            ) { indexOfAddress[$0] != nil }
             for (index, object) in held.enumerated() {
-                discovery.discover(
-                    in: Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!)
-                        .takeUnretainedValue(), index: index)
+                walker.walk(
+                    Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!)
+                        .takeUnretainedValue(),
+                    index: index)
+            }
+            walker.finish()
+            let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: held.count)
+            for node in nodes {
+                objects.append(
+                    ObjectInfo(
+                        id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
+                        strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0))
+                retainCounts.append(node.retainCount)
             }
             edges += merge(
-                discovery.found, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
-                objects: objects, indexOfAddress: indexOfAddress)
+                references, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
+                objects: objects, indexOfAddress: indexOfAddress, trackedCount: held.count)
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
+            discoveryLimits = walker.limits.sorted()
         }
         // An object whose every strong reference is a snapshot's hold is already unreachable:
         // it is freed as soon as that snapshot lets go, so it is not reported as alive.
@@ -222,10 +234,9 @@ enum Snapshotter {
             objects.removeAll { onlyHeldByLeakGraph.contains($0.id) }
             edges.removeAll { onlyHeldByLeakGraph.contains($0.from) || onlyHeldByLeakGraph.contains($0.to) }
         }
-        return (
-            GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time),
-            holding ? held.map(\.address) : []
-        )
+        var snapshot = GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
+        snapshot.discoveryLimits = discoveryLimits
+        return (snapshot, holding ? held.map(\.address) : [])
     }
 
     private static func typeNames(for metadata: [UInt]) -> [String] {
@@ -252,12 +263,65 @@ enum Snapshotter {
         let to: Int
     }
 
+    /// Keeps the nodes discovery added that lead to a tracked object (directly or through other
+    /// such nodes): storage and untracked objects that hold nothing tracked are left out of the
+    /// graph. Returns the kept nodes and the references, renumbered.
+    private static func usefulNodes(
+        _ nodes: [DiscoveredNode], _ found: [DiscoveredReference], trackedCount: Int
+    ) -> ([DiscoveredNode], [DiscoveredReference]) {
+        guard !nodes.isEmpty else { return ([], found) }
+        var useful = [Bool](repeating: false, count: nodes.count)
+        var predecessors = [[Int]](repeating: [], count: nodes.count)
+        var queue: [Int] = []
+        for reference in found where reference.from >= trackedCount {
+            let node = reference.from - trackedCount
+            switch reference.to {
+            case .tracked:
+                if !useful[node] {
+                    useful[node] = true
+                    queue.append(node)
+                }
+            case .node(let target):
+                predecessors[target].append(node)
+            }
+        }
+        while let node = queue.popLast() {
+            for predecessor in predecessors[node] where !useful[predecessor] {
+                useful[predecessor] = true
+                queue.append(predecessor)
+            }
+        }
+        var renumbered = [Int](repeating: -1, count: nodes.count)
+        var kept: [DiscoveredNode] = []
+        for (index, node) in nodes.enumerated() where useful[index] {
+            renumbered[index] = kept.count
+            kept.append(node)
+        }
+        let references = found.compactMap { reference -> DiscoveredReference? in
+            var from = reference.from
+            if from >= trackedCount {
+                let node = renumbered[from - trackedCount]
+                guard node >= 0 else { return nil }
+                from = trackedCount + node
+            }
+            var to = reference.to
+            if case .node(let target) = reference.to {
+                guard renumbered[target] >= 0 else { return nil }
+                to = .node(renumbered[target])
+            }
+            return DiscoveredReference(
+                from: from, to: to, kind: reference.kind, label: reference.label, origin: reference.origin,
+                closureAddress: reference.closureAddress)
+        }
+        return (kept, references)
+    }
+
     /// A reference declared by code and found again by reflection is one reference: per
     /// (owner, target) pair, discovered strong references only add what the declared ones do not
     /// already account for.
     private static func merge(
         _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
-        indexOfAddress: [UInt: Int]
+        indexOfAddress: [UInt: Int], trackedCount: Int
     ) -> [EdgeInfo] {
         var declaredStrong: [Pair: Int] = [:]
         var declaredOther: Set<Pair> = []
@@ -270,14 +334,25 @@ enum Snapshotter {
         }
         var result: [EdgeInfo] = []
         var grouped: [Pair: [DiscoveredReference]] = [:]
+        var order: [Pair] = []
         for reference in found {
-            guard let to = indexOfAddress[reference.toAddress] else { continue }
-            grouped[Pair(from: reference.from, to: to), default: []].append(reference)
+            let to: Int
+            switch reference.to {
+            case .tracked(let address):
+                guard let index = indexOfAddress[address] else { continue }
+                to = index
+            case .node(let node):
+                to = trackedCount + node
+            }
+            let pair = Pair(from: reference.from, to: to)
+            if grouped[pair] == nil { order.append(pair) }
+            grouped[pair, default: []].append(reference)
         }
-        for (pair, references) in grouped {
+        for pair in order {
+            let references = grouped[pair]!
             var remaining = declaredStrong[pair] ?? 0
             var kept: [String: EdgeInfo] = [:]
-            var order: [String] = []
+            var keys: [String] = []
             for reference in references {
                 if reference.kind == .strong || reference.kind == .unknown {
                     if remaining > 0 {
@@ -291,13 +366,13 @@ enum Snapshotter {
                 if kept[key] != nil {
                     kept[key]!.count += 1
                 } else {
-                    order.append(key)
+                    keys.append(key)
                     kept[key] = EdgeInfo(
                         from: objects[pair.from].id, to: objects[pair.to].id, kind: reference.kind,
                         label: reference.label, origin: reference.origin, closureAddress: reference.closureAddress)
                 }
             }
-            result += order.map { kept[$0]! }
+            result += keys.map { kept[$0]! }
         }
         return result.sorted { ($0.from, $0.to, $0.label) < ($1.from, $1.to, $1.label) }
     }

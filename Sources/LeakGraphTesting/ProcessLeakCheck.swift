@@ -56,7 +56,8 @@ public enum ProcessLeakCheck {
         guard LeakGraph.isEnabled else {
             // Said even when a test check already said it: this is the process-wide verdict.
             _ = LeakCheck.notCheckedNoticeOnce()
-            let notice = "leakgraph: warning: the process-wide leak check checked nothing: \(LeakCheck.notCheckedMessage)\n"
+            let notice =
+                "leakgraph: warning: the process-wide leak check checked nothing: \(LeakCheck.notCheckedMessage)\n"
             FileHandle.standardError.write(Data(notice.utf8))
             return
         }

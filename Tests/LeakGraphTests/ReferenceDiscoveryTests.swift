@@ -76,7 +76,7 @@ struct ReferenceDiscoveryTests {
         withExtendedLifetime((holder, leaves)) {}
     }
 
-    @Test("weak and unowned properties are never reported as strong")
+    @Test("weak and unowned properties are never reported as strong; unowned(unsafe) is not read")
     func weakAndUnownedAreNotStrong() {
         let checkpoint = LeakGraph.checkpoint()
         let leaf = Leaf()
@@ -87,7 +87,9 @@ struct ReferenceDiscoveryTests {
         let snapshot = LeakGraph.snapshot()
         let found = edges(from: holder, in: snapshot, checkpoint: checkpoint)
         #expect(!found.contains { $0.kind == .strong })
-        #expect(found.contains { $0.label == "unsafePeer" && $0.kind == .unowned })
+        // unowned(unsafe) storage is never read: its target may be dead and its address reused by
+        // a new object, which would show as a phantom edge.
+        #expect(!found.contains { $0.label == "unsafePeer" })
         let fromUnowned = edges(from: unownedHolder, in: snapshot, checkpoint: checkpoint)
         #expect(fromUnowned.map(\.kind) == [.unowned])
         withExtendedLifetime((holder, unownedHolder, leaf)) {}

@@ -46,4 +46,19 @@ extern __thread int lg_releasing_snapshot;
 static inline int lg_get_releasing_snapshot(void) { return lg_releasing_snapshot; }
 static inline void lg_set_releasing_snapshot(int value) { lg_releasing_snapshot = value; }
 
+/// The case index of the enum value at `value` (its type's `getEnumTag` value witness; payload
+/// cases first). Reads only.
+unsigned lg_enum_tag(const void *value, const void *metadata);
+
+/// Clears the tag bits of the enum value at `value` so that its payload can be read in place
+/// (`destructiveProjectEnumData`). Only ever called on a bitwise copy LeakGraph owns: it changes
+/// bits, retains and releases nothing for multi-payload enums.
+void lg_enum_project(void *value, const void *metadata);
+
+/// Size, stride and flags (alignment mask in the low byte, 0x20000 = stored out of line in an
+/// existential) from a type's value witness table.
+size_t lg_type_size(const void *metadata);
+size_t lg_type_stride(const void *metadata);
+uint32_t lg_type_flags(const void *metadata);
+
 #endif

@@ -1,0 +1,476 @@
+import CLeakGraphSupport
+
+/// A reference found at snapshot time, before it is merged with the declared edges.
+struct DiscoveredReference {
+    /// The owner: an index into the snapshot's objects (tracked objects first, then the nodes
+    /// discovery added).
+    let from: Int
+    /// The target: a tracked object's address, or a node discovery added.
+    let to: Target
+    var kind: EdgeKind
+    let label: String
+    let origin: EdgeOrigin
+    let closureAddress: UInt?
+
+    enum Target: Hashable {
+        case tracked(UInt)
+        case node(Int)
+    }
+}
+
+/// A heap object discovery made a node of its own: storage with more than one holder (an array
+/// buffer, a dictionary's storage, a closure context, a `var` box, an indirect enum's box, an
+/// existential's box), so that the references inside it are not charged to one owner, or an
+/// untracked object on a path between tracked ones.
+struct DiscoveredNode {
+    let address: UInt
+    let type: String
+    let retainCount: Int
+}
+
+/// Walks the stored properties of live tracked objects through exact type layouts and reports
+/// the references that lead to other live tracked objects, labelled with their path
+/// (`peer`, `items[2]`, `state.observer`, `byName["k"]`, `slot.full`).
+///
+/// Soundness rules:
+/// - memory is read only where a type's metadata says a value is (``TypePlan``,
+///   ``CaptureLayout``, ``CollectionLayout``); a word is a strong reference only when its type
+///   says so; `weak` and `unowned(unsafe)` storage is never read; `unowned` words are compared,
+///   never loaded;
+/// - storage reached through a field (array, dictionary and set storage, closure contexts,
+///   boxes) that has other holders than that field becomes a node with its own retain count, so
+///   a copy kept elsewhere (an undo history, a queued closure) shows as an outside holder;
+/// - no user code runs: no `Mirror`, no `description`, no copies of values except bitwise ones;
+/// - every heap object is walked at most once per snapshot, with an explicit work stack: the
+///   cost is linear in what is walked and no recursion depth depends on the user's data.
+///
+/// Values must not be mutated while the walk runs (the snapshot's objects are held; their
+/// fields are read in place): snapshots are taken at quiet points, and verdicts confirmed.
+struct HeapWalker {
+    private let trackedCount: Int
+    private let isTracked: (UInt) -> Bool
+    private let map: MemoryMap
+    private let scanClosures: Bool
+    /// How many hops through untracked objects a walk follows to find a path back to a tracked
+    /// one (a `PassthroughSubject` between a Combine subscription and its subscriber).
+    private let untrackedHops: Int
+
+    private(set) var found: [DiscoveredReference] = []
+    private(set) var nodes: [DiscoveredNode] = []
+    /// Why part of the heap could not be read (shown in reports: references there count as held
+    /// from outside).
+    private(set) var limits: Set<String> = []
+
+    private var nodeOfAddress: [UInt: Int] = [:]
+    private var stack: [Work] = []
+    /// Bitwise copies of multi-payload enums, freed when the walk ends.
+    private var scratch: [UnsafeMutableRawPointer] = []
+
+    /// The most untracked objects one snapshot adds.
+    static let untrackedNodeLimit = 100_000
+
+    private struct Work {
+        let base: UnsafeRawPointer
+        let plan: TypePlan
+        let owner: Int
+        let prefix: String
+        let origin: EdgeOrigin
+        let closure: UInt?
+        let hops: Int
+    }
+
+    init(
+        trackedCount: Int, map: MemoryMap, scanClosures: Bool, untrackedHops: Int = 2,
+        isTracked: @escaping (UInt) -> Bool
+    ) {
+        self.trackedCount = trackedCount
+        self.map = map
+        self.scanClosures = scanClosures
+        self.untrackedHops = untrackedHops
+        self.isTracked = isTracked
+    }
+
+    /// Walks one tracked object's stored properties (`index` is its place among the objects).
+    mutating func walk(_ object: AnyObject, index: Int) {
+        let plan = TypePlan.ofInstances(type(of: object))
+        if !plan.complete { limits.insert("fields of \(type(of: object)) whose layout cannot be read") }
+        guard !plan.steps.isEmpty else { return }
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        stack.append(
+            Work(
+                base: base, plan: plan, owner: index, prefix: "", origin: .reflected, closure: nil, hops: untrackedHops)
+        )
+        drain()
+    }
+
+    /// Frees the scratch copies.
+    mutating func finish() {
+        for buffer in scratch { buffer.deallocate() }
+        scratch.removeAll()
+    }
+
+    private mutating func drain() {
+        while let work = stack.popLast() {
+            for step in work.plan.steps { perform(step, in: work) }
+        }
+    }
+
+    private static func join(_ prefix: String, _ path: String) -> String {
+        if prefix.isEmpty { return path }
+        if path.isEmpty { return prefix }
+        return prefix + "." + path
+    }
+
+    private mutating func perform(_ step: TypePlan.Step, in work: Work) {
+        switch step {
+        case .strong(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            guard word != 0 else { return }
+            reference(word, from: work, label: Self.join(work.prefix, path))
+        case .unowned(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            if word != 0 && isTracked(word) {
+                add(work, to: .tracked(word), kind: .unowned, label: Self.join(work.prefix, path))
+            }
+        case .closure(let offset, let path):
+            guard scanClosures else { return }
+            let code = work.base.load(fromByteOffset: offset, as: UInt.self)
+            let context = work.base.load(fromByteOffset: offset + 8, as: UInt.self)
+            guard code != 0, context != 0 else { return }
+            closure(code: code, context: context, from: work, path: Self.join(work.prefix, path))
+        case .box(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            guard word != 0, map.isHeapLike(word, length: 16), let pointer = UnsafeRawPointer(bitPattern: word) else {
+                return
+            }
+            let metadata = pointer.load(as: UInt.self)
+            guard map.readableBytes(at: metadata) >= 24, let metadataPointer = UnsafeRawPointer(bitPattern: metadata),
+                metadataPointer.load(as: UInt.self) == 0x500
+            else { return }
+            box(pointer, metadata: metadataPointer, from: work, path: Self.join(work.prefix, path))
+        case .enumeration(let offset, let path, let info):
+            enumeration(work.base + offset, info: info, from: work, path: Self.join(work.prefix, path))
+        case .existential(let offset, let path):
+            existential(work.base + offset, from: work, path: Self.join(work.prefix, path))
+        case .array(let offset, let path, let element):
+            let storage = work.base.load(fromByteOffset: offset, as: UInt.self)
+            array(storage, element: element, from: work, path: Self.join(work.prefix, path))
+        case .dictionary(let offset, let path, let key, let value):
+            let storage = work.base.load(fromByteOffset: offset, as: UInt.self)
+            hashed(storage, key: key, value: value, from: work, path: Self.join(work.prefix, path))
+        case .set(let offset, let path, let element):
+            let storage = work.base.load(fromByteOffset: offset, as: UInt.self)
+            hashed(storage, key: element, value: nil, from: work, path: Self.join(work.prefix, path))
+        }
+    }
+
+    /// A strong reference word: an edge to a tracked object, or (within the hop budget) a node
+    /// for an untracked one, walked in turn.
+    private mutating func reference(_ word: UInt, from work: Work, label: String) {
+        if isTracked(word) {
+            add(work, to: .tracked(word), kind: .strong, label: label)
+            return
+        }
+        guard work.hops > 0, let pointer = UnsafeRawPointer(bitPattern: word) else { return }
+        if let node = nodeOfAddress[word] {
+            add(work, to: .node(node), kind: .strong, label: label)
+            return
+        }
+        guard nodes.count < Self.untrackedNodeLimit else {
+            limits.insert("more than \(Self.untrackedNodeLimit) untracked objects between tracked ones")
+            return
+        }
+        // The word is a strong reference of a live object (its type says so), so it points at a
+        // live Swift object whose first word is its class.
+        let metadata = pointer.load(as: UInt.self)
+        guard metadata != 0, map.readableBytes(at: metadata) >= 8,
+            let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
+        else { return }
+        let kind = metadataPointer.load(as: UInt.self)
+        guard kind == 0 || kind >= 0x800 else { return }  // a class instance
+        let cls = unsafeBitCast(metadataPointer, to: AnyClass.self)
+        let node = addNode(word, type: String(describing: cls))
+        add(work, to: .node(node), kind: .strong, label: label)
+        let plan = TypePlan.ofInstances(cls)
+        guard !plan.steps.isEmpty else { return }
+        stack.append(
+            Work(
+                base: pointer, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
+                hops: work.hops - 1))
+    }
+
+    private mutating func addNode(_ address: UInt, type: String) -> Int {
+        let node = nodes.count
+        let count = UnsafeMutableRawPointer(bitPattern: address).map(runtimeRetainCount) ?? 0
+        nodes.append(DiscoveredNode(address: address, type: type, retainCount: count))
+        nodeOfAddress[address] = node
+        return node
+    }
+
+    /// Storage reached through a field: walked as part of the owner when that field is its only
+    /// holder; otherwise a node of its own (walked once, whoever reaches it first), so that its
+    /// other holders show. Returns the owner and path prefix to walk its contents with, or nil
+    /// when it was walked already.
+    private mutating func enter(
+        storage address: UInt, type: @autoclosure () -> String, from work: Work, path: String
+    ) -> (owner: Int, prefix: String)? {
+        if let node = nodeOfAddress[address] {
+            add(work, to: .node(node), kind: .strong, label: path)
+            return nil
+        }
+        guard let pointer = UnsafeMutableRawPointer(bitPattern: address) else { return nil }
+        if runtimeRetainCount(pointer) <= 1 { return (work.owner, path) }
+        let node = addNode(address, type: type())
+        add(work, to: .node(node), kind: .strong, label: path)
+        return (trackedCount + node, "")
+    }
+
+    private mutating func closure(code: UInt, context: UInt, from work: Work, path: String) {
+        if isTracked(context) {
+            // A closure with one class capture may use the object itself as its context; a
+            // context is always an owned (strong) reference.
+            add(work, to: .tracked(context), kind: .strong, label: "capture", origin: .captured, closure: code)
+            return
+        }
+        guard map.isHeapLike(context, length: 16), let pointer = UnsafeRawPointer(bitPattern: context) else { return }
+        let metadata = pointer.load(as: UInt.self)
+        guard metadata % 8 == 0, map.readableBytes(at: metadata) >= 24,
+            let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
+        else { return }
+        let kind = metadataPointer.load(as: UInt.self)
+        let captureWork = Work(
+            base: work.base, plan: work.plan, owner: work.owner, prefix: work.prefix, origin: .captured, closure: code,
+            hops: work.hops)
+        switch kind {
+        case 0x400:
+            // A closure's context: its captures, laid out as its capture descriptor says.
+            let layout = CaptureLayout.of(metadata: metadataPointer, map: map)
+            if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
+            guard !layout.captures.isEmpty,
+                let (owner, prefix) = enter(
+                    storage: context, type: "closure context", from: captureWork, path: "capture")
+            else { return }
+            let label = owner == work.owner ? "capture" : prefix
+            for capture in layout.captures.reversed() {
+                stack.append(
+                    Work(
+                        base: pointer + capture.offset, plan: capture.plan, owner: owner,
+                        prefix: label.isEmpty ? "capture" : label, origin: .captured, closure: code, hops: work.hops))
+            }
+        case 0x500:
+            box(pointer, metadata: metadataPointer, from: captureWork, path: "capture")
+        default:
+            // An untracked object captured alone: followed like any untracked reference.
+            reference(context, from: captureWork, label: "capture")
+        }
+        _ = path
+    }
+
+    /// A heap box (`var` capture, indirect enum payload): its value's type and offset are in
+    /// its metadata.
+    private mutating func box(_ pointer: UnsafeRawPointer, metadata: UnsafeRawPointer, from work: Work, path: String) {
+        let offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
+        let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
+        guard boxed != 0, map.readableBytes(at: boxed) >= 8, let boxedType = UnsafeRawPointer(bitPattern: boxed) else {
+            limits.insert("boxes whose type cannot be read")
+            return
+        }
+        let plan = TypePlan.of(unsafeBitCast(boxedType, to: Any.Type.self))
+        guard !plan.steps.isEmpty,
+            let (owner, prefix) = enter(
+                storage: UInt(bitPattern: pointer), type: "box of \(unsafeBitCast(boxedType, to: Any.Type.self))",
+                from: work, path: path)
+        else { return }
+        stack.append(
+            Work(
+                base: pointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                closure: work.closure, hops: work.hops))
+    }
+
+    private mutating func enumeration(_ value: UnsafeRawPointer, info: EnumInfo, from work: Work, path: String) {
+        let metadata = unsafeBitCast(info.metadata.type, to: UnsafeRawPointer.self)
+        let tag = Int(lg_enum_tag(value, metadata))
+        guard tag < info.cases.count, let payloadType = info.cases[tag].payload?.type else { return }
+        let label = info.isOptional ? path : Self.join(path, info.cases[tag].name)
+        var payload = value
+        if info.isMultiPayload {
+            // The tag may sit in the payload's spare bits: project a bitwise copy (no retains).
+            let size = max(1, lg_type_size(metadata))
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            copy.copyMemory(from: value, byteCount: size)
+            lg_enum_project(copy, metadata)
+            scratch.append(copy)
+            payload = UnsafeRawPointer(copy)
+        }
+        let plan = TypePlan.of(payloadType)
+        guard !plan.steps.isEmpty else { return }
+        if info.cases[tag].isIndirect {
+            // The payload lives in a heap box (shared by every copy of the value); the offset of
+            // its value is in the box's metadata, whatever kind of box the compiler chose.
+            let boxWord = payload.load(as: UInt.self)
+            guard boxWord != 0, map.isHeapLike(boxWord, length: 16),
+                let boxPointer = UnsafeRawPointer(bitPattern: boxWord)
+            else { return }
+            let boxMetadata = boxPointer.load(as: UInt.self)
+            guard map.readableBytes(at: boxMetadata) >= 16,
+                let metadataPointer = UnsafeRawPointer(bitPattern: boxMetadata)
+            else { return }
+            let offset = Int(metadataPointer.load(fromByteOffset: 8, as: UInt32.self))
+            guard
+                let (owner, prefix) = enter(
+                    storage: boxWord, type: "indirect \(info.metadata.type).\(info.cases[tag].name)", from: work,
+                    path: label)
+            else { return }
+            stack.append(
+                Work(
+                    base: boxPointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                    closure: work.closure, hops: work.hops))
+            return
+        }
+        stack.append(
+            Work(
+                base: payload, plan: plan, owner: work.owner, prefix: label, origin: work.origin, closure: work.closure,
+                hops: work.hops))
+    }
+
+    private mutating func existential(_ container: UnsafeRawPointer, from work: Work, path: String) {
+        let typeWord = container.load(fromByteOffset: 24, as: UInt.self)
+        guard typeWord != 0, let typePointer = UnsafeRawPointer(bitPattern: typeWord) else { return }
+        let type = unsafeBitCast(typePointer, to: Any.Type.self)
+        let plan = TypePlan.of(type)
+        guard !plan.steps.isEmpty else { return }
+        let flags = lg_type_flags(typePointer)
+        if flags & 0x0002_0000 == 0 {
+            // Stored inline in the container's three words.
+            stack.append(
+                Work(
+                    base: container, plan: plan, owner: work.owner, prefix: path, origin: work.origin,
+                    closure: work.closure, hops: work.hops))
+            return
+        }
+        // Out of line: the first word is a heap box, shared by every copy of the existential.
+        let boxWord = container.load(as: UInt.self)
+        guard boxWord != 0, let boxPointer = UnsafeRawPointer(bitPattern: boxWord) else { return }
+        let alignMask = Int(flags & 0xFF)
+        let offset = (16 + alignMask) & ~alignMask
+        guard let (owner, prefix) = enter(storage: boxWord, type: "box of \(type)", from: work, path: path) else {
+            return
+        }
+        stack.append(
+            Work(
+                base: boxPointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                closure: work.closure, hops: work.hops))
+    }
+
+    private mutating func array(_ storage: UInt, element: TypePlanBox, from work: Work, path: String) {
+        guard storage != 0, let pointer = UnsafeRawPointer(bitPattern: storage) else { return }
+        let count = pointer.load(fromByteOffset: CollectionLayout.arrayCountOffset, as: Int.self)
+        guard count > 0 else { return }
+        let plan = element.plan
+        if !plan.complete { limits.insert("elements of a type whose layout cannot be read") }
+        guard !plan.steps.isEmpty else { return }
+        let stride = max(1, element.stride)
+        let alignment = Int(lg_type_flags(unsafeBitCast(element.type.type, to: UnsafeRawPointer.self)) & 0xFF) + 1
+        let start = (CollectionLayout.arrayElementsOffset + alignment - 1) / alignment * alignment
+        guard map.readableBytes(at: storage) >= UInt(start + count * stride) else {
+            limits.insert("array storage that does not look like one")
+            return
+        }
+        guard
+            let (owner, prefix) = enter(
+                storage: storage, type: "[\(element.type.type)] storage", from: work, path: path)
+        else { return }
+        let elementWork = Work(
+            base: pointer, plan: plan, owner: owner, prefix: prefix, origin: work.origin, closure: work.closure,
+            hops: work.hops)
+        for index in 0..<count {
+            let base = pointer + start + index * stride
+            if plan.isSingleReference {
+                // The hot case, `[SomeClass]`: no label is built unless something is found.
+                let word = base.load(as: UInt.self)
+                if word != 0 { reference(word, from: elementWork, label: "\(prefix)[\(index)]") }
+            } else {
+                stack.append(
+                    Work(
+                        base: base, plan: plan, owner: owner, prefix: "\(prefix)[\(index)]", origin: work.origin,
+                        closure: work.closure, hops: work.hops))
+            }
+        }
+    }
+
+    private mutating func hashed(
+        _ storage: UInt, key: TypePlanBox, value: TypePlanBox?, from work: Work, path: String
+    ) {
+        guard storage != 0, let pointer = UnsafeRawPointer(bitPattern: storage) else { return }
+        guard pointer.load(fromByteOffset: CollectionLayout.hashedCountOffset, as: Int.self) > 0 else { return }
+        let keyPlan = key.plan
+        let valuePlan = value?.plan ?? .empty
+        guard !keyPlan.steps.isEmpty || !valuePlan.steps.isEmpty else { return }
+        let bitmap = value == nil ? CollectionLayout.setBitmapOffset : CollectionLayout.dictionaryBitmapOffset
+        guard
+            let buckets = CollectionLayout.occupiedBuckets(
+                storage: pointer, bitmapOffset: bitmap, readable: map.readableBytes(at: storage))
+        else {
+            limits.insert("hashed storage that does not look like one")
+            return
+        }
+        let keysOffset = value == nil ? CollectionLayout.setElementsOffset : CollectionLayout.dictionaryKeysOffset
+        guard let keys = pointer.load(fromByteOffset: keysOffset, as: UnsafeRawPointer?.self) else { return }
+        let values = pointer.load(fromByteOffset: CollectionLayout.dictionaryValuesOffset, as: UnsafeRawPointer?.self)
+        let kind = value == nil ? "Set<\(key.type.type)>" : "[\(key.type.type): \(value!.type.type)]"
+        guard let (owner, prefix) = enter(storage: storage, type: "\(kind) storage", from: work, path: path) else {
+            return
+        }
+        let keyStride = max(1, key.stride)
+        let valueStride = max(1, value?.stride ?? 1)
+        for (ordinal, bucket) in buckets.enumerated() {
+            let keyBase = keys + bucket * keyStride
+            let name = { Self.keyName(keyBase, type: key.type.type, ordinal: ordinal) }
+            if !keyPlan.steps.isEmpty {
+                let label = value == nil ? "\(prefix)[\(ordinal)]" : "\(prefix).keys[\(name())]"
+                stack.append(
+                    Work(
+                        base: keyBase, plan: keyPlan, owner: owner, prefix: label, origin: work.origin,
+                        closure: work.closure, hops: work.hops))
+            }
+            if let values, !valuePlan.steps.isEmpty {
+                let valueBase = values + bucket * valueStride
+                let elementWork = Work(
+                    base: valueBase, plan: valuePlan, owner: owner, prefix: prefix, origin: work.origin,
+                    closure: work.closure, hops: work.hops)
+                if valuePlan.isSingleReference {
+                    let word = valueBase.load(as: UInt.self)
+                    if word != 0 && (isTracked(word) || work.hops > 0) {
+                        reference(word, from: elementWork, label: "\(prefix)[\(name())]")
+                    }
+                } else {
+                    stack.append(
+                        Work(
+                            base: valueBase, plan: valuePlan, owner: owner, prefix: "\(prefix)[\(name())]",
+                            origin: work.origin, closure: work.closure, hops: work.hops))
+                }
+            }
+        }
+    }
+
+    /// A key as a path shows it, from its type alone: strings quoted (at most 40 characters),
+    /// integers as numbers, anything else by its position.
+    private static func keyName(_ pointer: UnsafeRawPointer, type: Any.Type, ordinal: Int) -> String {
+        if type == String.self {
+            let text = pointer.load(as: String.self)
+            return "\"\(text.prefix(40))\""
+        }
+        if type == Int.self { return String(pointer.load(as: Int.self)) }
+        return "#\(ordinal)"
+    }
+
+    private mutating func add(
+        _ work: Work, to target: DiscoveredReference.Target, kind: EdgeKind, label: String,
+        origin: EdgeOrigin? = nil, closure: UInt? = nil
+    ) {
+        found.append(
+            DiscoveredReference(
+                from: work.owner, to: target, kind: kind, label: label.isEmpty ? "?" : label,
+                origin: origin ?? work.origin, closureAddress: closure ?? work.closure))
+    }
+}

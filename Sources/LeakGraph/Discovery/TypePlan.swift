@@ -1,0 +1,429 @@
+import CLeakGraphSupport
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// Where the references of one type's values are, read from its metadata: the exact layout
+/// discovery walks. Nothing here reads a value; ``HeapWalker`` does, step by step.
+///
+/// Structs and tuples are flattened into their container's steps (their offsets added, their
+/// field names joined into paths), so a walk never recurses into a value type. What cannot be
+/// known from metadata is left out: the plan says so (``complete``) and its references count as
+/// held from outside, which can make a verdict "retained", never "leaked".
+final class TypePlan: Sendable {
+    /// One place that may hold a reference.
+    enum Step: Sendable {
+        /// A native strong reference word (a class, an optional class, a class-bound
+        /// existential's first word); 0 is nil.
+        case strong(offset: Int, path: String)
+        /// An `unowned` (safe) reference word: compared with live objects, never loaded. (A
+        /// dead target's memory stays allocated while unowned references exist, so its address
+        /// cannot be reused by a new object.)
+        case unowned(offset: Int, path: String)
+        /// A thick Swift function: a code word and a context word.
+        case closure(offset: Int, path: String)
+        /// A reference to a heap box (a captured `var`): its metadata gives the boxed type.
+        case box(offset: Int, path: String)
+        /// An enum with payloads (an `Optional` of a value type included).
+        case enumeration(offset: Int, path: String, info: EnumInfo)
+        /// An opaque existential container (`Any`, `any P`): three words of buffer, then the
+        /// dynamic type.
+        case existential(offset: Int, path: String)
+        /// `Array` / `ContiguousArray`: a storage word.
+        case array(offset: Int, path: String, element: TypePlanBox)
+        /// `Dictionary`: a storage word.
+        case dictionary(offset: Int, path: String, key: TypePlanBox, value: TypePlanBox)
+        /// `Set`: a storage word.
+        case set(offset: Int, path: String, element: TypePlanBox)
+    }
+
+    let steps: [Step]
+    /// False when part of the type could not be laid out (its references are then invisible).
+    let complete: Bool
+    /// Whether the whole plan is one strong reference at offset 0 (arrays of class references:
+    /// the hot loop of a walk).
+    let isSingleReference: Bool
+
+    init(steps: [Step], complete: Bool) {
+        self.steps = steps
+        self.complete = complete
+        if steps.count == 1, case .strong(offset: 0, path: "") = steps[0] {
+            isSingleReference = true
+        } else {
+            isSingleReference = false
+        }
+    }
+
+    static let empty = TypePlan(steps: [], complete: true)
+
+    private static let cache = Locked<[UInt: TypePlan]>([:])
+
+    /// The plan for values of `type` (cached per type).
+    static func of(_ type: Any.Type) -> TypePlan {
+        let key = UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        var builder = Builder()
+        builder.add(type, offset: 0, path: "", ownership: .strong, depth: 0)
+        let plan = TypePlan(steps: builder.steps, complete: builder.complete)
+        cache.withLock { $0[key] = plan }
+        return plan
+    }
+
+    /// The plan for the stored properties of instances of `type` (a class), superclasses
+    /// included, LeakGraph's own bookkeeping left out.
+    static func ofInstances(_ type: AnyClass) -> TypePlan {
+        let key = UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self)) | 1
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        var builder = Builder()
+        builder.addFields(of: type, offset: 0, path: "", depth: 0)
+        let plan = TypePlan(steps: builder.steps, complete: builder.complete)
+        cache.withLock { $0[key] = plan }
+        return plan
+    }
+
+    private struct Builder {
+        var steps: [Step] = []
+        var complete = true
+
+        /// Value types nest at most this deep before the rest is left out (types nest, data
+        /// does not: this bounds the plan, not the walk).
+        static let maximumDepth = 24
+
+        mutating func add(_ type: Any.Type, offset: Int, path: String, ownership: FieldOwnership, depth: Int) {
+            switch ownership {
+            case .weak, .unownedUnsafe:
+                // Weak storage is not a plain pointer; unowned(unsafe) may point at a dead object
+                // whose address a new object reuses: neither is ever read.
+                return
+            case .unowned:
+                steps.append(.unowned(offset: offset, path: path))
+                return
+            case .strong:
+                break
+            }
+            guard depth < Self.maximumDepth else {
+                complete = false
+                return
+            }
+            switch MetadataKind(of: type) {
+            case .classInstance:
+                steps.append(.strong(offset: offset, path: path))
+            case .optional:
+                guard let wrapped = MetadataKind.optionalWrapped(type) else {
+                    complete = false
+                    return
+                }
+                addOptional(type, wrapped: wrapped, offset: offset, path: path, depth: depth)
+            case .structure:
+                addStructure(type, offset: offset, path: path, depth: depth)
+            case .tuple:
+                addFields(of: type, offset: offset, path: path, depth: depth)
+            case .enumeration:
+                if let info = EnumInfo.of(type), info.hasPayloads {
+                    steps.append(.enumeration(offset: offset, path: path, info: info))
+                } else if EnumInfo.of(type) == nil {
+                    complete = false
+                }
+            case .function:
+                if FunctionConvention(of: type) == .swift { steps.append(.closure(offset: offset, path: path)) }
+            case .existential:
+                switch ExistentialShape(of: type) {
+                case .classBound: steps.append(.strong(offset: offset, path: path))
+                case .opaque: steps.append(.existential(offset: offset, path: path))
+                case .error, .metatype, .unknown: complete = false
+                }
+            case .other:
+                break
+            }
+        }
+
+        private mutating func addOptional(
+            _ type: Any.Type, wrapped: Any.Type, offset: Int, path: String, depth: Int
+        ) {
+            switch MetadataKind(of: wrapped) {
+            case .classInstance:
+                // nil is the null word.
+                steps.append(.strong(offset: offset, path: path))
+            case .function where FunctionConvention(of: wrapped) == .swift:
+                // nil is a null code word.
+                steps.append(.closure(offset: offset, path: path))
+            case .function:
+                break
+            case .existential where ExistentialShape(of: wrapped) == .classBound:
+                steps.append(.strong(offset: offset, path: path))
+            case .other:
+                break
+            default:
+                // An optional of a value type that holds no reference needs no walk at all.
+                if TypePlan.of(wrapped).steps.isEmpty && TypePlan.of(wrapped).complete { return }
+                if let info = EnumInfo.of(type) {
+                    steps.append(.enumeration(offset: offset, path: path, info: info))
+                } else {
+                    complete = false
+                }
+            }
+        }
+
+        private mutating func addStructure(_ type: Any.Type, offset: Int, path: String, depth: Int) {
+            switch KnownStructure(of: type) {
+            case .text:
+                return
+            case .array(let element):
+                steps.append(.array(offset: offset, path: path, element: TypePlanBox(element)))
+            case .dictionary(let key, let value):
+                steps.append(
+                    .dictionary(offset: offset, path: path, key: TypePlanBox(key), value: TypePlanBox(value)))
+            case .set(let element):
+                steps.append(.set(offset: offset, path: path, element: TypePlanBox(element)))
+            case .unsupportedCollection:
+                complete = false
+            case .none:
+                addFields(of: type, offset: offset, path: path, depth: depth)
+            }
+        }
+
+        /// The stored fields of a struct, tuple or class, flattened.
+        mutating func addFields(of type: Any.Type, offset: Int, path: String, depth: Int) {
+            let kind = MetadataKind(of: type)
+            var ownerships: [FieldOwnership]?
+            var options = _EachFieldOptions()
+            switch kind {
+            case .classInstance:
+                options = _EachFieldOptions(rawValue: 1)  // .classType; the static is not concurrency-safe
+                ownerships = classOwnerships(type)
+            case .structure:
+                ownerships = descriptorOwnerships(
+                    metadata: unsafeBitCast(type, to: UnsafeRawPointer.self), isClass: false)
+            default:
+                break
+            }
+            var raw: [(name: String, offset: Int, type: Any.Type)] = []
+            let walked = _forEachField(of: type, options: options) { name, fieldOffset, fieldType, _ in
+                raw.append((String(cString: name), fieldOffset, fieldType))
+                return true
+            }
+            guard walked else {
+                complete = false
+                return
+            }
+            if kind != .tuple && ownerships?.count != raw.count {
+                // The descriptor does not match the layout: strength cannot be known, so nothing
+                // found here may count as strong.
+                complete = false
+                return
+            }
+            for (index, field) in raw.enumerated() {
+                if kind == .classInstance && field.name == "leakGraphSlot" && field.offset == 16 { continue }
+                let name = kind == .tuple ? String(field.name.drop { $0 == "." }) : field.name
+                let fieldPath = path.isEmpty ? name : "\(path).\(name)"
+                let ownership = kind == .tuple ? .strong : ownerships![index]
+                add(field.type, offset: offset + field.offset, path: fieldPath, ownership: ownership, depth: depth + 1)
+            }
+        }
+
+        private func classOwnerships(_ type: Any.Type) -> [FieldOwnership]? {
+            var chain: [AnyClass] = []
+            var current: AnyClass? = type as? AnyClass
+            while let cls = current {
+                chain.append(cls)
+                current = _getSuperclass(cls)
+            }
+            var result: [FieldOwnership] = []
+            for cls in chain.reversed() {
+                guard
+                    let own = descriptorOwnerships(
+                        metadata: unsafeBitCast(cls, to: UnsafeRawPointer.self), isClass: true)
+                else { return nil }
+                result += own
+            }
+            return result
+        }
+    }
+}
+
+/// A plan computed on first use (element types of collections, which may be recursive:
+/// `indirect enum Tree { case node([Tree]) }`).
+final class TypePlanBox: Sendable {
+    let type: MetatypeBox
+
+    init(_ type: Any.Type) {
+        self.type = MetatypeBox(type: type)
+    }
+
+    var plan: TypePlan { TypePlan.of(type.type) }
+    var stride: Int { lg_type_stride(unsafeBitCast(type.type, to: UnsafeRawPointer.self)) }
+}
+
+/// An `Any.Type` that can be stored in `Sendable` values: metatypes are immutable metadata.
+struct MetatypeBox: @unchecked Sendable {
+    let type: Any.Type
+}
+
+/// The calling convention of a function type (its metadata's flags).
+enum FunctionConvention: Equatable {
+    case swift, block, thin, c, unknown
+
+    init(of type: Any.Type) {
+        let flags = unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UInt.self)
+        switch (flags >> 16) & 0xFF {
+        case 0: self = .swift
+        case 1: self = .block
+        case 2: self = .thin
+        case 3: self = .c
+        default: self = .unknown
+        }
+    }
+}
+
+/// How an existential type stores its value (its metadata's flags).
+enum ExistentialShape: Equatable {
+    /// One reference word, then witness tables (`AnyObject`, `any P & AnyObject`).
+    case classBound
+    /// Three words of inline buffer, the dynamic type, then witness tables (`Any`, `any P`).
+    case opaque
+    /// `any Error`: one reference to a runtime box.
+    case error
+    case metatype
+    case unknown
+
+    init(of type: Any.Type) {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        let kind = metadata.load(as: UInt.self)
+        if kind == 0x306 {
+            self = .metatype
+            return
+        }
+        guard kind == 0x303 else {
+            self = .unknown
+            return
+        }
+        let flags = metadata.load(fromByteOffset: 8, as: UInt32.self)
+        let special = (flags >> 24) & 0x3F
+        if special == 1 {
+            self = .error
+        } else if flags & 0x8000_0000 == 0 {
+            self = .classBound
+        } else {
+            self = .opaque
+        }
+    }
+}
+
+/// Standard library structures discovery reads by their storage layout, not their fields.
+enum KnownStructure {
+    case text
+    case array(Any.Type)
+    case dictionary(Any.Type, Any.Type)
+    case set(Any.Type)
+    /// A collection whose storage layout is not read (its references count as held from outside).
+    case unsupportedCollection
+
+    /// Nominal type descriptors, as addresses (immutable metadata; `UInt` so that they are
+    /// `Sendable`).
+    private static let descriptors: (array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt) = (
+        address(of: [Int].self), address(of: ContiguousArray<Int>.self), address(of: [Int: Int].self),
+        address(of: Set<Int>.self), address(of: ArraySlice<Int>.self)
+    )
+
+    private static func address(of type: Any.Type) -> UInt { UInt(bitPattern: descriptor(of: type)) }
+
+    private static func descriptor(of type: Any.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UnsafeRawPointer.self)
+    }
+
+    private static func argument(_ type: Any.Type, _ index: Int) -> Any.Type {
+        let word = unsafeBitCast(type, to: UnsafeRawPointer.self).load(
+            fromByteOffset: 16 + 8 * index, as: UnsafeRawPointer.self)
+        return unsafeBitCast(word, to: Any.Type.self)
+    }
+
+    init?(of type: Any.Type) {
+        if type == String.self || type == Substring.self || type == Character.self {
+            self = .text
+            return
+        }
+        let descriptor = Self.address(of: type)
+        let known = Self.descriptors
+        if descriptor == known.array || descriptor == known.contiguous {
+            self = CollectionLayout.isValid ? .array(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.dictionary {
+            self =
+                CollectionLayout.isValid
+                ? .dictionary(Self.argument(type, 0), Self.argument(type, 1)) : .unsupportedCollection
+        } else if descriptor == known.set {
+            self = CollectionLayout.isValid ? .set(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.slice {
+            self = .unsupportedCollection
+        } else {
+            return nil
+        }
+    }
+}
+
+/// The payload cases of an enum type, read from its descriptor, their types resolved in the
+/// enum's generic context.
+final class EnumInfo: Sendable {
+    struct Case: Sendable {
+        let name: String
+        let payload: MetatypeBox?
+        let isIndirect: Bool
+    }
+
+    let metadata: MetatypeBox
+    let cases: [Case]
+    let isOptional: Bool
+    /// Several payload cases: the tag may live in the payload's spare bits.
+    var isMultiPayload: Bool { cases.count > 1 }
+    var hasPayloads: Bool { !cases.isEmpty }
+
+    init(metadata: Any.Type, cases: [Case], isOptional: Bool) {
+        self.metadata = MetatypeBox(type: metadata)
+        self.cases = cases
+        self.isOptional = isOptional
+    }
+
+    private static let cache = Locked<[UInt: EnumInfo?]>([:])
+
+    /// nil when the enum's payload types cannot be resolved.
+    static func of(_ type: Any.Type) -> EnumInfo? {
+        let key = UInt(bitPattern: unsafeBitCast(type, to: UnsafeRawPointer.self))
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        let info = build(type)
+        cache.withLock { $0[key] = info }
+        return info
+    }
+
+    private static func build(_ type: Any.Type) -> EnumInfo? {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        let kind = metadata.load(as: UInt.self)
+        guard kind == 0x201 || kind == 0x202 else { return nil }
+        // The enum value witnesses must be there (HasEnumWitnesses).
+        guard lg_type_flags(metadata) & 0x0020_0000 != 0 else { return nil }
+        if kind == 0x202, let wrapped = MetadataKind.optionalWrapped(type) {
+            return EnumInfo(
+                metadata: type, cases: [Case(name: "some", payload: MetatypeBox(type: wrapped), isIndirect: false)],
+                isOptional: true)
+        }
+        guard let descriptor = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer?.self),
+            let fields = relativeTarget(descriptor + 16)
+        else { return nil }
+        let payloadCount = Int(descriptor.load(fromByteOffset: 20, as: UInt32.self) & 0x00FF_FFFF)
+        let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+        let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+        guard recordSize >= 12, payloadCount <= count, count < 100_000 else { return nil }
+        let isGeneric = descriptor.load(as: UInt32.self) & 0x80 != 0
+        var cases: [Case] = []
+        for index in 0..<payloadCount {
+            let record = fields + 16 + index * recordSize
+            let flags = record.load(as: UInt32.self)
+            let name = relativeTarget(record + 8).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "?"
+            guard let typeName = relativeTarget(record + 4) else { return nil }
+            let length = mangledNameLength(typeName)
+            let resolved = _getTypeByMangledNameInContext(
+                typeName.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: descriptor,
+                genericArguments: isGeneric ? metadata + 16 : nil)
+            guard let payload = resolved else { return nil }
+            cases.append(Case(name: name, payload: MetatypeBox(type: payload), isIndirect: flags & 1 != 0))
+        }
+        return EnumInfo(metadata: type, cases: cases, isOptional: false)
+    }
+}
