@@ -36,7 +36,8 @@ let package = Package(
         ),
         .testTarget(name: "LeakGraphCombineTests", dependencies: ["LeakGraphCombine", "LeakGraph"]),
         .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
-        .testTarget(name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx"]),
+        .testTarget(
+            name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx", "DiscoveryCorpus"]),
         .target(
             name: "LeakGraphCLI",
             dependencies: ["LeakGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],
@@ -46,8 +47,10 @@ let package = Package(
         .testTarget(name: "LeakGraphCLITests", dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph"]),
         .executableTarget(name: "leakgraph-demo", dependencies: ["LeakGraph", "LeakGraphRx"], path: "Tools/Demo"),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
+        .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
-            name: "discovery-corpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus"),
+            name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
+            path: "Tools/Examples/DiscoveryCorpus/Program"),
         .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example", "discovery-corpus"]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
     ]

@@ -226,7 +226,9 @@ private struct Verdicts {
 
         var leaked = Set<UInt64>()
         var cycles: [Cycle] = []
-        var retainedMembers: [Int: Int] = [:]
+        // Member node → (its cycle, its place among the cycle's holders): naming known holders
+        // is then one lookup per edge, linear however many outside holders there are.
+        var retainedMembers: [Int: (cycle: Int, holder: Int)] = [:]
         for (componentID, group) in members.enumerated() {
             if garbage[componentID] {
                 for node in group { leaked.insert(snapshot.objects[Int(node)].id) }
@@ -238,7 +240,7 @@ private struct Verdicts {
                     let node = Int(node)
                     let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
                     if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
-                        retainedMembers[node] = cycles.count
+                        retainedMembers[node] = (cycles.count, cycle.unexplainedHolders.count)
                         cycle.unexplainedHolders.append(
                             Cycle.Holder(
                                 object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
@@ -252,13 +254,10 @@ private struct Verdicts {
             for node in 0..<count {
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                     let target = Int(graph.targets[edge])
-                    guard component[target] != component[node], let cycleIndex = retainedMembers[target] else {
+                    guard component[target] != component[node], let place = retainedMembers[target] else {
                         continue
                     }
-                    let targetID = snapshot.objects[target].id
-                    if let holder = cycles[cycleIndex].unexplainedHolders.firstIndex(where: { $0.object == targetID }) {
-                        cycles[cycleIndex].unexplainedHolders[holder].knownHolders.append(snapshot.objects[node].id)
-                    }
+                    cycles[place.cycle].unexplainedHolders[place.holder].knownHolders.append(snapshot.objects[node].id)
                 }
             }
         }

@@ -46,7 +46,8 @@ public enum LeakTrace {
                 if !holder.knownHolders.isEmpty {
                     text +=
                         (holder.unexplained > 0 ? " and" : " by") + " "
-                        + holder.knownHolders.map { name($0, snapshot) }.joined(separator: ", ")
+                        + holder.knownHolders.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
+                    if holder.knownHolders.count > 10 { text += " and \(holder.knownHolders.count - 10) more" }
                 }
                 lines.append(text)
             }
@@ -71,6 +72,11 @@ public enum LeakTrace {
                     + finished.prefix(10).map { id in
                         "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
                     }.joined(separator: ", "))
+        }
+        if !lines.isEmpty && !snapshot.discoveryLimits.isEmpty {
+            lines.append(
+                "Note: discovery could not read some references (they count as held from outside, so a verdict may "
+                    + "say retained where it is leaked): " + snapshot.discoveryLimits.joined(separator: "; ") + ".")
         }
         return lines.joined(separator: "\n")
     }

@@ -62,6 +62,7 @@ struct HeapWalker {
     private(set) var limits: Set<String> = []
 
     private var nodeOfAddress: [UInt: Int] = [:]
+    private var walkableClasses: [UInt: Bool] = [:]
     private var stack: [Work] = []
     /// Bitwise copies of multi-payload enums, freed when the walk ends.
     private var scratch: [UnsafeMutableRawPointer] = []
@@ -188,7 +189,11 @@ struct HeapWalker {
         else { return }
         let kind = metadataPointer.load(as: UInt.self)
         guard kind == 0 || kind >= 0x800 else { return }  // a class instance
-        let cls = unsafeBitCast(metadataPointer, to: AnyClass.self)
+        let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
+        let classKey = UInt(bitPattern: metadataPointer)
+        let walkable = walkableClasses[classKey] ?? Self.isWalkable(cls)
+        walkableClasses[classKey] = walkable
+        guard walkable else { return }
         let node = addNode(word, type: String(describing: cls))
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = TypePlan.ofInstances(cls)
@@ -197,6 +202,23 @@ struct HeapWalker {
             Work(
                 base: pointer, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
                 hops: work.hops - 1))
+    }
+
+    /// Foundation's classes on Linux may be toll-free bridged Core Foundation objects whose memory
+    /// does not follow their Swift field metadata: they are never walked (their references count
+    /// as held from outside).
+    private static func isWalkable(_ cls: AnyClass) -> Bool {
+        var current: AnyClass? = cls
+        while let type = current {
+            let name = String(reflecting: type)
+            if name.hasPrefix("Foundation.") || name.hasPrefix("CoreFoundation.") || name.hasPrefix("__NS")
+                || name.hasPrefix("_NS")
+            {
+                return false
+            }
+            current = _getSuperclass(type)
+        }
+        return true
     }
 
     private mutating func addNode(_ address: UInt, type: String) -> Int {

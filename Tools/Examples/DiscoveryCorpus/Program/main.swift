@@ -8,6 +8,7 @@
 //
 // The verdict for the scenario's labelled objects: `leaked` (in the dump, every one leaked),
 // `retained` (alive, none leaked), `freed` (none alive).
+import DiscoveryCorpus
 import Foundation
 import LeakGraph
 

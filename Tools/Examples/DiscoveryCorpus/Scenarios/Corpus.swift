@@ -1,15 +1,17 @@
 import Foundation
 import LeakGraph
 
+/// The adversarial corpus of reference discovery (see the `discovery-corpus` program).
+///
 /// One shape of data and the verdict LeakGraph must give for the objects labelled with its name.
-struct Scenario: Sendable {
-    enum Verdict: String, Sendable {
+public struct Scenario: Sendable {
+    public enum Verdict: String, Sendable {
         case leaked, retained, freed
     }
 
-    let name: String
-    let expected: Verdict
-    let run: @Sendable () -> Void
+    public let name: String
+    public let expected: Verdict
+    public let run: @Sendable () -> Void
 }
 
 /// A tracked node with every kind of field the corpus needs.
@@ -115,8 +117,10 @@ private func pair(_ name: String) -> (Node, Node) {
     (Node(label: name), Node(label: name))
 }
 
-enum Corpus {
-    static let all: [Scenario] = [
+/// Every scenario of the corpus.
+public enum Corpus {
+    /// The scenarios, in a stable order.
+    public static let all: [Scenario] = [
         // Shared storage: a copy of the storage kept elsewhere is an outside holder.
         Scenario(name: "array-cycle", expected: .leaked) {
             let (parent, child) = pair("array-cycle")

@@ -1,0 +1,38 @@
+import DiscoveryCorpus
+import Foundation
+import LeakGraph
+import LeakGraphTesting
+import Testing
+
+/// The discovery corpus through `.detectLeaks`, in this process: a leak fails the check as leaked,
+/// a retained shape fails it as alive but never as leaked, a freed shape passes.
+@Suite("Discovery corpus through .detectLeaks")
+struct DiscoveryCorpusTraitTests {
+    static let scenarios = Corpus.all.filter { !$0.name.hasPrefix("hub-") && !$0.name.hasPrefix("list-") }
+
+    @Test("each scenario gives its verdict through the trait", arguments: scenarios.map(\.name))
+    func scenario(_ name: String) async throws {
+        let scenario = try #require(Corpus.all.first { $0.name == name })
+        let trait = LeakDetectionTrait.detectLeaks(ignoringTypes: [], gracePeriod: .milliseconds(20))
+        let test = try #require(Test.current)
+        switch scenario.expected {
+        case .freed:
+            try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }
+        case .leaked:
+            try await withKnownIssue {
+                try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }
+            } matching: { issue in
+                let text = issue.comments.map(\.rawValue).joined()
+                return text.contains("leaked in cycles nothing else holds") && text.contains("Fix: cut")
+            }
+        case .retained:
+            try await withKnownIssue {
+                try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }
+            } matching: { issue in
+                let text = issue.comments.map(\.rawValue).joined()
+                return text.contains("are still alive") && !text.contains("leaked in cycles")
+                    && !text.contains("Leaked cycle")
+            }
+        }
+    }
+}

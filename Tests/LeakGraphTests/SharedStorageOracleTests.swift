@@ -1,0 +1,66 @@
+import Foundation
+import LeakGraph
+import Testing
+
+/// A node of the random programs: arrays of nodes, some of them shared with a root.
+final class OracleNode: TrackedObject {
+    var children: [OracleNode] = []
+    var spare: [OracleNode] = []
+}
+
+/// What the random programs keep alive from outside: copies of arrays and some nodes. The test
+/// suite is serialized, and each program clears it.
+nonisolated(unsafe) private var roots: (arrays: [[OracleNode]], nodes: [OracleNode]) = ([], [])
+
+@Suite("Shared storage against a brute-force oracle", .serialized)
+struct SharedStorageOracleTests {
+    /// A deterministic generator (SplitMix64), so that a failure names a reproducible seed.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(
+        "random programs that copy arrays between holders: leaked is exactly what nothing outside reaches",
+        arguments: 0..<40)
+    func randomProgram(seed: Int) {
+        var random = Generator(state: UInt64(seed) &* 7919 &+ 1)
+        let count = Int.random(in: 3...12, using: &random)
+        let (scope, _) = LeakScope.run {
+            let nodes = (0..<count).map { _ in OracleNode(label: "oracle") }
+            for node in nodes {
+                for _ in 0..<Int.random(in: 0...2, using: &random) {
+                    node.children.append(nodes[Int.random(in: 0..<count, using: &random)])
+                }
+                if Bool.random(using: &random) { node.spare = node.children }  // shared within the object
+                if Int.random(in: 0..<4, using: &random) == 0 { roots.arrays.append(node.children) }  // copied out
+                if Int.random(in: 0..<6, using: &random) == 0 { roots.nodes.append(node) }
+            }
+        }
+        defer { roots = ([], []) }
+        let snapshot = LeakGraph.snapshot()
+        let report = LeakDetector.analyze(snapshot)
+        let alive = snapshot.objects.filter { $0.scope == scope.id }
+        // The oracle: what the roots reach, following every array of every node.
+        var reached = Set<ObjectIdentifier>()
+        var stack = roots.nodes + roots.arrays.flatMap { $0 }
+        while let node = stack.popLast() {
+            guard reached.insert(ObjectIdentifier(node)).inserted else { continue }
+            stack += node.children + node.spare
+        }
+        let aliveIDs = Set(alive.map(\.id))
+        let leaked = report.leakedObjectIDs.intersection(aliveIDs)
+        let expectedLeakedCount = alive.count - reached.count
+        #expect(
+            leaked.count == expectedLeakedCount, "seed \(seed): \(leaked.count) leaked, oracle \(expectedLeakedCount)")
+        // And no reached node is called leaked: map snapshot ids back through the live objects.
+        let reachedCount = alive.filter { !report.leakedObjectIDs.contains($0.id) }.count
+        #expect(reachedCount == reached.count, "seed \(seed)")
+    }
+}
