@@ -5,6 +5,9 @@
 //
 //   discovery-corpus <scenario>     run one scenario (LEAKGRAPH_DUMP_DIR=dir writes the dump)
 //   discovery-corpus --list         print every scenario with the verdict it must give
+//   discovery-corpus --big SHAPE N  build a big graph (ring, list, pairs, web, document, hub) of
+//                                   about N objects, time a snapshot and its analysis, then exit
+//                                   (with LEAKGRAPH_DUMP_DIR, the dump at exit is timed by the caller)
 //
 // The verdict for the scenario's labelled objects: `leaked` (in the dump, every one leaked),
 // `retained` (alive, none leaked), `freed` (none alive).
@@ -15,6 +18,25 @@ import LeakGraph
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "--list" {
     for scenario in Corpus.all { print("\(scenario.name) \(scenario.expected)") }
+    exit(0)
+}
+if arguments.first == "--big" {
+    let shape = arguments.dropFirst().first ?? "ring"
+    let size = Int(arguments.dropFirst(2).first ?? "") ?? 100_000
+    let built = ContinuousClock.now
+    guard BigGraphs.build(shape, size: size) else {
+        FileHandle.standardError.write(Data("discovery-corpus: unknown shape \(shape)\n".utf8))
+        exit(2)
+    }
+    let snapshotStart = ContinuousClock.now
+    let snapshot = LeakGraph.snapshot()
+    let analysisStart = ContinuousClock.now
+    let report = LeakDetector.analyze(snapshot)
+    let end = ContinuousClock.now
+    print(
+        "discovery-corpus: \(shape) \(size): built in \(snapshotStart - built), snapshot of \(snapshot.objects.count) "
+            + "objects / \(snapshot.edges.count) edges in \(analysisStart - snapshotStart), analysis in "
+            + "\(end - analysisStart): \(report.leakedObjectIDs.count) leaked, \(report.cycles.count) cycle(s)")
     exit(0)
 }
 guard let name = arguments.first, let scenario = Corpus.all.first(where: { $0.name == name }) else {
