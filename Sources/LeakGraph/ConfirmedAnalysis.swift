@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 extension LeakGraph {
     /// Takes a snapshot, analyses it and confirms every *leaked* verdict against a second
     /// snapshot, for use while other threads may be changing the graph.
@@ -19,10 +25,18 @@ extension LeakGraph {
         // snapshot: when a leak goes through one, the second look is a full one too, and every
         // strong in-edge is compared, not only declared ones.
         let throughDiscovered = firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
-        let second = snapshot(options: throughDiscovered ? options : .declaredOnly)
         let before = Fingerprints(first, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
-        let after = Fingerprints(second, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
-        let confirmed = firstReport.leakedObjectIDs.filter { before.values[$0] == after.values[$0] }
+        // Another thread's snapshot letting go of its holds at that very moment over-counts a
+        // retain count for an instant: a real leak cannot change, so look again (a few times,
+        // a millisecond apart) before calling a difference real.
+        var confirmed = Set<UInt64>()
+        for attempt in 0..<5 {
+            if attempt > 0 { usleep(1_000) }
+            let second = snapshot(options: throughDiscovered ? options : .declaredOnly)
+            let after = Fingerprints(second, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
+            confirmed = firstReport.leakedObjectIDs.filter { before.values[$0] == after.values[$0] }
+            if confirmed.count == firstReport.leakedObjectIDs.count { break }
+        }
         var report = firstReport
         report.leakedObjectIDs = confirmed
         for index in report.cycles.indices where report.cycles[index].leaked {

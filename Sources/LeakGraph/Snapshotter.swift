@@ -206,12 +206,7 @@ enum Snapshotter {
                 trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences ? 2 : 0
             ) { indexOfAddress[$0] != nil }
-            for (index, object) in held.enumerated() {
-                walker.walk(
-                    Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: object.address)!)
-                        .takeUnretainedValue(),
-                    index: index)
-            }
+            for (index, object) in held.enumerated() { walker.walk(address: object.address, index: index) }
             walker.finish()
             let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: held.count)
             for node in nodes {
@@ -261,6 +256,13 @@ enum Snapshotter {
     private struct Pair: Hashable {
         let from: Int
         let to: Int
+    }
+
+    /// Discovered references that merge into one edge (with a count).
+    private struct EdgeKey: Hashable {
+        let kind: EdgeKind
+        let label: String
+        let closure: UInt
     }
 
     /// Keeps the nodes discovery added that lead to a tracked object (directly or through other
@@ -334,7 +336,7 @@ enum Snapshotter {
         }
         var result: [EdgeInfo] = []
         var grouped: [Pair: [DiscoveredReference]] = [:]
-        var order: [Pair] = []
+        grouped.reserveCapacity(found.count)
         for reference in found {
             let to: Int
             switch reference.to {
@@ -344,15 +346,13 @@ enum Snapshotter {
             case .node(let node):
                 to = trackedCount + node
             }
-            let pair = Pair(from: reference.from, to: to)
-            if grouped[pair] == nil { order.append(pair) }
-            grouped[pair, default: []].append(reference)
+            grouped[Pair(from: reference.from, to: to), default: []].append(reference)
         }
-        for pair in order {
-            let references = grouped[pair]!
+        // The result is sorted at the end, so the groups' order does not matter.
+        for (pair, references) in grouped {
             var remaining = declaredStrong[pair] ?? 0
-            var kept: [String: EdgeInfo] = [:]
-            var keys: [String] = []
+            var kept: [EdgeKey: EdgeInfo] = [:]
+            var keys: [EdgeKey] = []
             for reference in references {
                 if reference.kind == .strong || reference.kind == .unknown {
                     if remaining > 0 {
@@ -362,7 +362,7 @@ enum Snapshotter {
                 } else if declaredOther.contains(pair) || (declaredStrong[pair] ?? 0) > 0 {
                     continue
                 }
-                let key = "\(reference.kind.rawValue)|\(reference.label)|\(reference.closureAddress ?? 0)"
+                let key = EdgeKey(kind: reference.kind, label: reference.label, closure: reference.closureAddress ?? 0)
                 if kept[key] != nil {
                     kept[key]!.count += 1
                 } else {

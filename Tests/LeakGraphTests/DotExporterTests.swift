@@ -93,8 +93,9 @@ struct DotExporterTests {
 
     @Test("the output is accepted by Graphviz", .enabled(if: Graphviz.dotExecutable != nil))
     func graphvizAccepts() throws {
-        let directory = "/tmp/leakgraph-dot-test-\(getpid())"
+        let directory = NSTemporaryDirectory() + "leakgraph-dot-test-\(getpid())"
         try SafeFileWriter.createDirectory(directory)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         try SafeFileWriter.write(
             DotExporter.render(snapshot, options: .init(scope: .everything)), to: directory + "/g.dot", replace: true)
         try Graphviz.render(dotFile: directory + "/g.dot", to: directory + "/g.svg")

@@ -48,10 +48,17 @@ private func mutated(_ old: String, _ new: String) -> String {
     return validDump.replacingOccurrences(of: old, with: new)
 }
 
-private func temporaryPath(_ name: String) -> String {
+/// This process's folder for the dump tests' files, removed when the process exits so that the
+/// tests leave nothing behind.
+private let temporaryFolder: String = {
     let directory = NSTemporaryDirectory() + "LeakGraphDumpTests-\(getpid())"
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    return directory + "/" + name
+    atexit { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "LeakGraphDumpTests-\(getpid())") }
+    return directory
+}()
+
+private func temporaryPath(_ name: String) -> String {
+    temporaryFolder + "/" + name
 }
 
 /// A graph with every kind of field, leaked and retained cycles, and unknown owners.

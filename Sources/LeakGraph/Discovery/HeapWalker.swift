@@ -63,6 +63,8 @@ struct HeapWalker {
 
     private var nodeOfAddress: [UInt: Int] = [:]
     private var walkableClasses: [UInt: Bool] = [:]
+    /// Instance plans by class metadata, without the shared cache's lock.
+    private var instancePlans: [UInt: TypePlan] = [:]
     private var stack: [Work] = []
     /// Bitwise copies of multi-payload enums, freed when the walk ends.
     private var scratch: [UnsafeMutableRawPointer] = []
@@ -92,11 +94,23 @@ struct HeapWalker {
     }
 
     /// Walks one tracked object's stored properties (`index` is its place among the objects).
-    mutating func walk(_ object: AnyObject, index: Int) {
-        let plan = TypePlan.ofInstances(type(of: object))
-        if !plan.complete { limits.insert("fields of \(type(of: object)) whose layout cannot be read") }
+    ///
+    /// Takes the address, not the object: a strong reference made here, even for the length of
+    /// a call, would add one to the object's retain count while another thread's snapshot reads
+    /// it, and an unexplained reference is exactly what turns a leak into "retained".
+    mutating func walk(address: UInt, index: Int) {
+        guard let base = UnsafeRawPointer(bitPattern: address) else { return }
+        let cls: AnyClass = unsafeBitCast(base.load(as: UnsafeRawPointer.self), to: AnyClass.self)
+        let key = UInt(bitPattern: base.load(as: UnsafeRawPointer.self))
+        let plan: TypePlan
+        if let known = instancePlans[key] {
+            plan = known
+        } else {
+            plan = TypePlan.ofInstances(cls)
+            instancePlans[key] = plan
+            if !plan.complete { limits.insert("fields of \(cls) whose layout cannot be read") }
+        }
         guard !plan.steps.isEmpty else { return }
-        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
         stack.append(
             Work(
                 base: base, plan: plan, owner: index, prefix: "", origin: .reflected, closure: nil, hops: untrackedHops)
