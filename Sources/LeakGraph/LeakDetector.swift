@@ -261,10 +261,11 @@ private struct Verdicts {
                 }
             }
         }
-        cycles.sort {
-            ($0.leaked ? 0 : 1, $0.signature, $0.objects.first ?? 0) < (
-                $1.leaked ? 0 : 1, $1.signature, $1.objects.first ?? 0
-            )
+        // Field by field, not as tuples: tuple `<` is generic (slow in debug builds).
+        cycles.sort { a, b in
+            if a.leaked != b.leaked { return a.leaked }
+            if a.signature != b.signature { return a.signature < b.signature }
+            return (a.objects.first ?? 0) < (b.objects.first ?? 0)
         }
 
         var unknownOwners: [UnknownOwner] = []
@@ -288,7 +289,9 @@ private struct Verdicts {
             group.min { a, b in
                 let x = objects[Int(a)]
                 let y = objects[Int(b)]
-                return (x.type, x.label ?? "", x.id) < (y.type, y.label ?? "", y.id)
+                if x.type != y.type { return x.type < y.type }
+                if (x.label ?? "") != (y.label ?? "") { return (x.label ?? "") < (y.label ?? "") }
+                return x.id < y.id
             }!)
         let componentID = component[start]
         let sortNeighbours = group.count <= 1_000
@@ -301,10 +304,11 @@ private struct Verdicts {
                 }
             }
             if sortNeighbours {
-                list.sort {
-                    ($0.label, objects[$0.target].type, objects[$0.target].id) < (
-                        $1.label, objects[$1.target].type, objects[$1.target].id
-                    )
+                list.sort { a, b in
+                    if a.label != b.label { return a.label < b.label }
+                    let (x, y) = (objects[a.target], objects[b.target])
+                    if x.type != y.type { return x.type < y.type }
+                    return x.id < y.id
                 }
             }
             return list

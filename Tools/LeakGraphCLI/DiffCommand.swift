@@ -88,7 +88,7 @@ public struct DumpDiff: Sendable, Hashable, Codable {
                 let (a, b) = (old[name] ?? 0, new[name] ?? 0)
                 return a == b ? nil : Change(name: name, before: a, after: b, delta: b - a)
             }
-            .sorted { ($1.delta, $0.name) < ($0.delta, $1.name) }
+            .sorted { $0.delta != $1.delta ? $0.delta > $1.delta : $0.name < $1.name }
         }
         func counts(_ tallies: [LeakSummary.Tally]) -> [String: Int] {
             Dictionary(tallies.map { ($0.name, $0.count) }, uniquingKeysWith: +)

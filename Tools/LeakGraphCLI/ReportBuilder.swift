@@ -38,7 +38,8 @@ public enum ReportBuilder {
             }
         }
         let ordered = groups.enumerated().sorted {
-            ($1.element.cycles.count, $0.offset) < ($0.element.cycles.count, $1.offset)
+            $0.element.cycles.count != $1.element.cycles.count
+                ? $0.element.cycles.count > $1.element.cycles.count : $0.offset < $1.offset
         }
         let retained = dump.cycles.filter { !$0.leaked }
         let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first) + retained)
@@ -117,7 +118,7 @@ struct DumpTallies {
         }
         func sorted(_ table: [String: (count: Int, leaked: Int)]) -> [LeakSummary.Tally] {
             table.map { LeakSummary.Tally(name: $0.key, count: $0.value.count, leaked: $0.value.leaked) }
-                .sorted { ($1.count, $0.name) < ($0.count, $1.name) }
+                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
         }
         self.types = sorted(types)
         self.sites = sorted(sites)

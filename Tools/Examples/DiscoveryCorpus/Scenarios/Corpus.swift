@@ -95,6 +95,20 @@ struct UnownedHolder {
     unowned let owner: Node
 }
 
+/// A generic tracked class: closures in its methods capture `self` as a generic type.
+final class GenericBox<Value>: TrackedObject {
+    var value: Value?
+    var action: (() -> Void)?
+
+    func bindLeaking() { action = { _ = self.value } }
+}
+
+/// An actor (untracked) between tracked objects.
+actor Worker {
+    var onDone: (() -> Void)?
+    func setOnDone(_ action: @escaping @Sendable () -> Void) { onDone = action }
+}
+
 /// A type whose reflection hooks would call back into LeakGraph (and deadlock, or run user
 /// code under a lock) if discovery ever ran them.
 struct Reentrant: CustomReflectable, CustomStringConvertible, Hashable {
@@ -275,6 +289,26 @@ public enum Corpus {
             node.anything = Reentrant(id: 1)
             node.values = ["hooked": Reentrant(id: 2)]
             node.next = node
+        },
+        Scenario(name: "generic-class-capturing-self", expected: .leaked) {
+            let box = GenericBox<Int>(label: "generic-class-capturing-self")
+            box.value = 1
+            box.bindLeaking()
+        },
+        Scenario(name: "cycle-through-an-untracked-actor", expected: .leaked) {
+            let node = Node(label: "cycle-through-an-untracked-actor")
+            let worker = Worker()
+            node.anything = worker
+            nonisolated(unsafe) let captured = node
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                await worker.setOnDone { _ = captured.children }
+                done.signal()
+            }
+            done.wait()
+            // The task lets go of the worker and the node only once it has finished, a moment
+            // after it signalled.
+            Thread.sleep(forTimeInterval: 0.2)
         },
         Scenario(name: "plain-values-only", expected: .freed) {
             let node = Node(label: "plain-values-only")
