@@ -16,6 +16,16 @@ struct ObjectSlot {
     /// Whether `objectLabels` has an entry for this slot (most objects have no label, and the
     /// dictionary lookup on free is not free).
     var hasLabel = false
+    /// Whether `edgeIndexes` indexes this object's out-edges (it has many: a subject with many
+    /// observers, a big `DisposeBag`, `concat` over many sources).
+    var hasEdgeIndex = false
+}
+
+/// An out-edge's identity within its owner: what adding the same reference again counts into.
+struct OutEdgeKey: Hashable {
+    var to: Int32
+    var label: Int32
+    var kind: UInt8
 }
 
 /// One declared edge (40 bytes). Out- and in-lists are intrusive doubly linked lists through the
@@ -46,6 +56,11 @@ struct RegistryState {
     var edges: [EdgeSlot] = []
     var freeEdges: [Int32] = []
     var liveEdgeCount = 0
+    /// Out-edges by key, for owners with more than ``edgeIndexThreshold`` of them: adding and
+    /// removing an edge is then O(1) whatever the owner's out-degree (a linked-list scan for
+    /// the few-edge owners that are nearly all of them, which is faster than hashing).
+    var edgeIndexes: [Int32: [OutEdgeKey: Int32]] = [:]
+    static let edgeIndexThreshold = 16
 
     var labels: [String] = []
     var labelIDs: [String: Int32] = [:]
@@ -115,6 +130,7 @@ struct RegistryState {
             edge = next
         }
         let hadLabel = objects[Int(slot)].hasLabel
+        if objects[Int(slot)].hasEdgeIndex { edgeIndexes.removeValue(forKey: slot) }
         objects[Int(slot)] = ObjectSlot()
         freeObjects.append(slot)
         liveCount -= 1
@@ -151,14 +167,24 @@ struct RegistryState {
     }
 
     mutating func addEdge(from: Int32, to: Int32, kind: UInt8, label: Int32, site: Int32) {
-        var edge = objects[Int(from)].firstOut
-        while edge >= 0 {
-            let existing = edges[Int(edge)]
-            if existing.to == to && existing.label == label && existing.kind == kind {
-                edges[Int(edge)].count += 1
+        let key = OutEdgeKey(to: to, label: label, kind: kind)
+        var scanned = 0
+        if objects[Int(from)].hasEdgeIndex {
+            if let existing = edgeIndexes[from]?[key] {
+                edges[Int(existing)].count += 1
                 return
             }
-            edge = existing.nextOut
+        } else {
+            var edge = objects[Int(from)].firstOut
+            while edge >= 0 {
+                let existing = edges[Int(edge)]
+                if existing.to == to && existing.label == label && existing.kind == kind {
+                    edges[Int(edge)].count += 1
+                    return
+                }
+                edge = existing.nextOut
+                scanned += 1
+            }
         }
         let new = EdgeSlot(
             from: from, to: to, label: label, site: site, nextOut: objects[Int(from)].firstOut,
@@ -176,26 +202,58 @@ struct RegistryState {
         objects[Int(from)].firstOut = index
         objects[Int(to)].firstIn = index
         liveEdgeCount += 1
+        if objects[Int(from)].hasEdgeIndex {
+            edgeIndexes[from, default: [:]][key] = index
+        } else if scanned >= Self.edgeIndexThreshold {
+            buildEdgeIndex(of: from)
+        }
+    }
+
+    /// Indexes the out-edges of an owner that has many.
+    private mutating func buildEdgeIndex(of owner: Int32) {
+        var index: [OutEdgeKey: Int32] = [:]
+        var edge = objects[Int(owner)].firstOut
+        while edge >= 0 {
+            let existing = edges[Int(edge)]
+            index[OutEdgeKey(to: existing.to, label: existing.label, kind: existing.kind)] = edge
+            edge = existing.nextOut
+        }
+        edgeIndexes[owner] = index
+        objects[Int(owner)].hasEdgeIndex = true
     }
 
     /// Removes one reference `from —label→ to`. Returns whether one existed.
     mutating func removeEdge(from: Int32, to: Int32, label: Int32) -> Bool {
+        if objects[Int(from)].hasEdgeIndex {
+            // Any kind, strong first: the same order of preference a scan has for the usual case.
+            for kind: UInt8 in 0...3 {
+                guard let edge = edgeIndexes[from]?[OutEdgeKey(to: to, label: label, kind: kind)] else { continue }
+                release(edge)
+                return true
+            }
+            return false
+        }
         var edge = objects[Int(from)].firstOut
         while edge >= 0 {
             let existing = edges[Int(edge)]
             if existing.to == to && existing.label == label {
-                if existing.count > 1 {
-                    edges[Int(edge)].count -= 1
-                } else {
-                    unlinkOut(edge)
-                    unlinkIn(edge)
-                    freeEdge(edge)
-                }
+                release(edge)
                 return true
             }
             edge = existing.nextOut
         }
         return false
+    }
+
+    /// Drops one reference of `edge`, the edge itself when it was the last.
+    private mutating func release(_ edge: Int32) {
+        if edges[Int(edge)].count > 1 {
+            edges[Int(edge)].count -= 1
+        } else {
+            unlinkOut(edge)
+            unlinkIn(edge)
+            freeEdge(edge)
+        }
     }
 
     mutating func removeOutEdges(of from: Int32, label: Int32) {
@@ -228,6 +286,10 @@ struct RegistryState {
     }
 
     private mutating func freeEdge(_ edge: Int32) {
+        let e = edges[Int(edge)]
+        if e.from >= 0 && objects[Int(e.from)].hasEdgeIndex {
+            edgeIndexes[e.from]?[OutEdgeKey(to: e.to, label: e.label, kind: e.kind)] = nil
+        }
         edges[Int(edge)].from = -1
         freeEdges.append(edge)
         liveEdgeCount -= 1
@@ -238,5 +300,6 @@ struct RegistryState {
         objects.capacity * MemoryLayout<ObjectSlot>.stride + freeObjects.capacity * 4
             + edges.capacity * MemoryLayout<EdgeSlot>.stride + freeEdges.capacity * 4 + stacks.byteCount
             + objectLabels.capacity * 24 + externals.capacity * 12 + weakReferences.capacity * 12
+            + edgeIndexes.values.reduce(0) { $0 + $1.capacity * 20 }
     }
 }

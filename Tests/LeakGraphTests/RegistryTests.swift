@@ -172,3 +172,49 @@ struct RegistryTests {
             })
     }
 }
+
+@Suite("Registry edges of owners with many references", .isolated)
+struct RegistryHubTests {
+    @Test("an owner with 2,000 references: adding again counts, removing one removes one, dying removes all")
+    func hubEdges() {
+        let hub = Parent()
+        let targets = (0..<2_000).map { _ in Child() }
+        for target in targets { LeakGraph.addEdge(from: hub, to: target, label: "hub-test-item") }
+        for target in targets.prefix(10) { LeakGraph.addEdge(from: hub, to: target, label: "hub-test-item") }
+        LeakGraph.addEdge(from: hub, to: targets[0], kind: .weak, label: "hub-test-item")
+        var edges = LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-item" }
+        #expect(edges.count == 2_001)
+        #expect(edges.filter { $0.count == 2 }.count == 10)
+        for target in targets.prefix(1_000) { LeakGraph.removeEdge(from: hub, to: target, label: "hub-test-item") }
+        edges = LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-item" }
+        // 1,000 untouched, 10 counted twice now once, the weak one.
+        #expect(edges.count == 1_011)
+        #expect(edges.allSatisfy { $0.count == 1 })
+        func count() -> Int { LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-item" }.count }
+        LeakGraph.removeEdge(from: hub, to: targets[0], label: "hub-test-item")  // the strong one first
+        #expect(count() == 1_010)
+        LeakGraph.removeEdge(from: hub, to: targets[0], label: "hub-test-item")  // then the weak one
+        #expect(count() == 1_009)
+        LeakGraph.removeEdge(from: hub, to: targets[0], label: "hub-test-item")  // nothing left to remove
+        #expect(count() == 1_009)
+        withExtendedLifetime((hub, targets)) {}
+    }
+
+    @Test("a target with many owners dying takes its edges out of every owner's index")
+    func targetDiesOutOfIndexes() {
+        let hub = Parent()
+        var targets: [Child]? = (0..<100).map { _ in Child() }
+        for target in targets! { LeakGraph.addEdge(from: hub, to: target, label: "hub-test-member") }
+        let kept = targets![0]
+        targets = nil
+        #expect(
+            eventually {
+                LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-member" }.count == 1
+            })
+        // Adding the same reference to a new object of a reused slot starts a fresh edge.
+        let fresh = (0..<50).map { _ in Child() }
+        for target in fresh { LeakGraph.addEdge(from: hub, to: target, label: "hub-test-member") }
+        #expect(LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-member" }.count == 51)
+        withExtendedLifetime((hub, kept, fresh)) {}
+    }
+}

@@ -149,6 +149,30 @@ func syntheticSnapshot(_ count: Int) -> GraphSnapshot {
 }
 
 func graphCases() -> [BenchCase] {
+    /// One owner declaring `size` references and dropping them again: linear when adding and
+    /// removing an edge is O(1) whatever the owner's out-degree (10× the references ≈ 10× the
+    /// time), quadratic when each scans the owner's list.
+    func hubEdges(_ label: String, _ size: Int) -> BenchCase {
+        BenchCase(
+            name: "hub-edges-\(label)", group: "one owner with N references (scaling)",
+            variant: "addEdge × N then removeEdge × N", unit: "owner",
+            iterations: 3, quickIterations: 1
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            let n = context.size(size)
+            let hub = TrackedNode()
+            let targets = (0..<n).map { _ in TrackedNode() }
+            var sample = measure(context.iterations) {
+                for _ in 0..<context.iterations {
+                    for target in targets { hub.addTrackedEdge(to: target, label: .benchNext) }
+                    for target in targets { hub.removeTrackedEdge(to: target, label: .benchNext) }
+                }
+            }
+            blackHole(targets.count)
+            sample.metrics["ns/reference"] = sample.seconds / Double(context.iterations) / Double(n) * 1e9
+            return sample
+        }
+    }
     func detect(_ label: String, _ size: Int) -> BenchCase {
         BenchCase(
             name: "detect-\(label)", group: "leak detection, \(label) objects × 2 edges",
@@ -229,6 +253,7 @@ func graphCases() -> [BenchCase] {
     return [
         snapshot("snapshot-100k-declared", "LeakGraph.snapshot(options: .declaredOnly)", .declaredOnly),
         snapshot("snapshot-100k", "LeakGraph.snapshot() (reflection + closure scan)", .default),
+        hubEdges("1k", 1_000), hubEdges("10k", 10_000), hubEdges("100k", 100_000),
         detect("10k", 10_000), detect("100k", 100_000), detect("1m", 1_000_000),
         registryDetect("100k", 100_000), registryDetect("1m", 1_000_000),
         export("export-dot-100k", "DotExporter.render (scope .everything, 100k nodes)") { snapshot, report in
