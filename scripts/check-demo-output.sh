@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 out="${1:-leakgraph-out}"
 bin="$(swift build --show-bin-path)"
 fail() { echo "check-demo-output: $*" >&2; exit 1; }
+command -v xmllint >/dev/null 2>&1 || fail "needs xmllint (apt-get install libxml2-utils)"
 for file in leakgraph-demo.json leakgraph-demo.dot leakgraph-demo.svg report.html report.txt; do
   [ -s "$out/$file" ] || fail "$out/$file is missing or empty"
 done
