@@ -78,15 +78,15 @@ enum Snapshotter {
     }
 
     /// Lets another thread's snapshot finish letting go of its holds before counting, so that
-    /// those holds do not show up as unexplained owners. Bounded (2 s: releasing a million holds
-    /// under a sanitizer on a loaded machine takes well over the 100 ms this once was, and every
-    /// early give-up turned a leak into "retained" for the snapshot that gave up) so that nothing
-    /// can deadlock on it, and skipped when this thread is itself releasing (a deinit run by a
+    /// those holds do not show up as unexplained owners. Bounded (10 s: releasing a big process's
+    /// holds under a sanitizer on a loaded machine takes well over the 100 ms this once was, and
+    /// every early give-up turned a leak into "retained" for the snapshot that gave up; in
+    /// ordinary runs releases take milliseconds) so that nothing can deadlock on it, and skipped when this thread is itself releasing (a deinit run by a
     /// release that takes a snapshot).
     private static func waitForReleasesInFlight() {
         guard lg_get_releasing_snapshot() == 0 else { return }
         var waited = 0
-        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 && waited < 20_000 {
+        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 && waited < 100_000 {
             usleep(100)
             waited += 1
         }

@@ -43,7 +43,7 @@ struct SharedStorageOracleTests {
 
     @Test(
         "random programs that copy arrays between holders: leaked is exactly what nothing outside reaches",
-        arguments: 0..<40)
+        arguments: 0..<24)
     func randomProgram(seed: Int) {
         var random = Generator(state: UInt64(seed) &* 7919 &+ 1)
         let count = Int.random(in: 3...12, using: &random)
