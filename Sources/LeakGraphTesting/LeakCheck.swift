@@ -111,6 +111,8 @@ public enum LeakCheck {
     /// Unattributed objects already reported by some check, so that overlapping tests do not
     /// each report the same ones.
     static let reportedUnattributed = Locked<Set<UInt64>>([])
+    /// Unattributed objects some check already looked at (leaked or not).
+    static let examinedUnattributed = Locked<Set<UInt64>>([])
 
     /// A region's survivors: its own, and those allocated outside every region's task while it ran.
     struct Survivors {
@@ -156,9 +158,19 @@ public enum LeakCheck {
     }
 
     /// Describes the leaked ones among objects allocated off the test's task, once each.
+    ///
+    /// Each object is examined once per process, leaked or not: in a busy test process the same
+    /// long-lived objects survive many checks, and every examination costs a whole-process
+    /// snapshot that holds every object for a moment.
     private static func unattributedNote(_ ids: Set<UInt64>, name: String) -> String? {
+        let unexamined = examinedUnattributed.withLock { examined in
+            let fresh = ids.subtracting(examined)
+            examined.formUnion(fresh)
+            return fresh
+        }
+        guard !unexamined.isEmpty else { return nil }
         let found = LeakGraph.findLeaks()
-        let leaked = ids.intersection(found.report.leakedObjectIDs)
+        let leaked = unexamined.intersection(found.report.leakedObjectIDs)
         let fresh = reportedUnattributed.withLock { reported in
             let fresh = leaked.subtracting(reported)
             reported.formUnion(fresh)

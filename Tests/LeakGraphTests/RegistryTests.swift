@@ -190,7 +190,9 @@ struct RegistryHubTests {
         // 1,000 untouched, 10 counted twice now once, the weak one.
         #expect(edges.count == 1_011)
         #expect(edges.allSatisfy { $0.count == 1 })
-        func count() -> Int { LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-item" }.count }
+        func count() -> Int {
+            LeakGraph.snapshot(options: .declaredOnly).edges.filter { $0.label == "hub-test-item" }.count
+        }
         LeakGraph.removeEdge(from: hub, to: targets[0], label: "hub-test-item")  // the strong one first
         #expect(count() == 1_010)
         LeakGraph.removeEdge(from: hub, to: targets[0], label: "hub-test-item")  // then the weak one
