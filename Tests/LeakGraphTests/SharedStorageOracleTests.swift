@@ -29,23 +29,11 @@ struct SharedStorageOracleTests {
         return reached.count
     }
 
-    /// A deterministic generator (SplitMix64), so that a failure names a reproducible seed.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(
         "random programs that copy arrays between holders: leaked is exactly what nothing outside reaches",
         arguments: 0..<24)
     func randomProgram(seed: Int) {
-        var random = Generator(state: UInt64(seed) &* 7919 &+ 1)
+        var random = SeededGenerator(seed: UInt64(seed) &* 7919 &+ 1)
         let count = Int.random(in: 3...12, using: &random)
         let (scope, _) = LeakScope.run {
             let nodes = (0..<count).map { _ in OracleNode(label: "oracle") }
