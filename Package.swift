@@ -9,11 +9,12 @@ let package = Package(
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
         .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
         .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
+        .library(name: "LeakGraphDump", targets: ["LeakGraphDump"]),
         .executable(name: "leakgraph", targets: ["leakgraph"]),
     ],
     traits: [
         // Compiles tracking out: TrackedObject keeps its API but registers nothing.
-        .trait(name: "LeakGraphDisabled", description: "Compile LeakGraph's tracking out entirely (zero cost)."),
+        .trait(name: "LeakGraphDisabled", description: "Compile LeakGraph's tracking out entirely (zero cost).")
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,6 +27,9 @@ let package = Package(
             dependencies: ["CLeakGraphSupport"],
             swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
         ),
+        .target(name: "LeakGraphDump", dependencies: ["LeakGraph"]),
+        .testTarget(name: "LeakGraphDumpTests", dependencies: ["LeakGraphDump", "LeakGraph", "LeakGraphTestSupport"]),
+        .target(name: "LeakGraphTestSupport", path: "Tests/Support"),
         .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
         .target(
             name: "LeakGraphCombine",
@@ -37,21 +41,29 @@ let package = Package(
         .testTarget(name: "LeakGraphCombineTests", dependencies: ["LeakGraphCombine", "LeakGraph"]),
         .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
         .testTarget(
-            name: "LeakGraphTestingTests", dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx", "DiscoveryCorpus"]),
+            name: "LeakGraphTestingTests",
+            dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx", "DiscoveryCorpus"]),
         .target(
             name: "LeakGraphCLI",
-            dependencies: ["LeakGraph", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "LeakGraph", "LeakGraphDump", "LeakGraphRx", "LeakGraphCombine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tools/LeakGraphCLI"
         ),
         .executableTarget(name: "leakgraph", dependencies: ["LeakGraphCLI"], path: "Tools/leakgraph"),
-        .testTarget(name: "LeakGraphCLITests", dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph"]),
+        .testTarget(
+            name: "LeakGraphCLITests",
+            dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport"]),
         .executableTarget(name: "leakgraph-demo", dependencies: ["LeakGraph", "LeakGraphRx"], path: "Tools/Demo"),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
         .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
             name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
             path: "Tools/Examples/DiscoveryCorpus/Program"),
-        .testTarget(name: "LeakGraphTests", dependencies: ["LeakGraph", "cycle-example", "discovery-corpus"]),
+        .testTarget(
+            name: "LeakGraphTests",
+            dependencies: ["LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus"]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
     ]
 )

@@ -169,7 +169,7 @@ public enum LeakCheck {
             return fresh
         }
         guard !unexamined.isEmpty else { return nil }
-        let found = LeakGraph.findLeaks()
+        let found = LeakGraph.findLeaksToDescribe()
         let leaked = unexamined.intersection(found.report.leakedObjectIDs)
         let fresh = reportedUnattributed.withLock { reported in
             let fresh = leaked.subtracting(reported)
@@ -177,7 +177,7 @@ public enum LeakCheck {
             return fresh
         }
         guard !fresh.isEmpty else { return nil }
-        let snapshot = Symbolicator.symbolicate(found.snapshot)
+        let snapshot = found.snapshot
         var message = "\(fresh.count) leaked tracked object(s) were allocated outside the task of \(name) while it ran "
         message += "(a DispatchQueue, a Thread or Task.detached), so they are not blamed on it; "
         message += "use .detectLeaks(includingUnscopedObjects: true) in a .serialized suite to fail on them:\n"
@@ -186,9 +186,7 @@ public enum LeakCheck {
     }
 
     private static func findings(for survivors: Set<UInt64>, name: String, options: LeakCheckOptions) -> LeakFindings {
-        let found = LeakGraph.findLeaks()
-        let snapshot = Symbolicator.symbolicate(found.snapshot)
-        let report = found.report
+        let (snapshot, report) = LeakGraph.findLeaksToDescribe()
         let objects = snapshot.objects.filter { survivors.contains($0.id) }
         let ids = Set(objects.map(\.id))
         var message = "\(objects.count) tracked object(s) allocated during \(name) are still alive"

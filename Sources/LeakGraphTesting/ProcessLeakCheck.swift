@@ -31,9 +31,7 @@ public enum ProcessLeakCheck {
 
     /// Runs the check now; returns the text printed and whether it failed.
     public static func evaluate(baseline: LeakBaseline) -> (failed: Bool, text: String) {
-        let found = LeakGraph.findLeaks()
-        let snapshot = Symbolicator.symbolicate(found.snapshot)
-        let report = found.report
+        let (snapshot, report) = LeakGraph.findLeaksToDescribe()
         let (new, accepted, stale) = baseline.compare(report.cycles)
         var lines: [String] = []
         if !new.isEmpty {

@@ -1,6 +1,7 @@
 import Foundation
 import LeakGraph
 import LeakGraphCLI
+import LeakGraphTestSupport
 import Testing
 
 /// Issue 6, item 5: bad input never crashes or hangs; it gets exit status 2 and one line naming
@@ -158,22 +159,5 @@ struct BadInputTests {
         let root = try runBinary(["--help"])
         #expect(root.status == 0)
         #expect(root.output.contains("render"))
-    }
-}
-
-/// SplitMix64: a small, fast generator with a fixed seed, so that failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LeakGraph
 import LeakGraphCLI
+import LeakGraphTestSupport
 import Testing
 
 /// Issue 6, item 5: seeded mutations of real dumps never crash or hang the tool; each gives

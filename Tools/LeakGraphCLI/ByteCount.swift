@@ -1,17 +1,17 @@
 import ArgumentParser
 
 /// A size given on the command line: `500000`, `64k`, `512m`, `2g` (binary units).
-public struct ByteCount: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
+package struct ByteCount: ExpressibleByArgument, Sendable, Hashable, CustomStringConvertible {
     /// The number of bytes.
-    public var bytes: UInt64
+    package var bytes: UInt64
 
     /// Creates a size.
-    public init(bytes: UInt64) {
+    package init(bytes: UInt64) {
         self.bytes = bytes
     }
 
     /// Parses `500000`, `64k`, `512m`, `2g` or `1t`; nil for anything else.
-    public init?(argument: String) {
+    package init?(argument: String) {
         let text = argument.lowercased()
         let units: [(suffix: String, shift: UInt64)] = [("t", 40), ("g", 30), ("m", 20), ("k", 10), ("b", 0)]
         var digits = Substring(text)
@@ -26,13 +26,13 @@ public struct ByteCount: ExpressibleByArgument, Sendable, Hashable, CustomString
     }
 
     /// `1 GiB`: what help shows as the default.
-    public var defaultValueDescription: String { Self.describe(bytes) }
+    package var defaultValueDescription: String { Self.describe(bytes) }
 
     /// `1 GiB`.
-    public var description: String { Self.describe(bytes) }
+    package var description: String { Self.describe(bytes) }
 
     /// `1.5 GiB`, `12 MiB`, `1 GiB`, `900 bytes` (binary units, whole numbers without a decimal).
-    public static func describe(_ bytes: UInt64) -> String {
+    package static func describe(_ bytes: UInt64) -> String {
         let units = ["KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         guard value >= 1024 else { return "\(bytes) byte\(bytes == 1 ? "" : "s")" }

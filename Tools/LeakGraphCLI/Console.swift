@@ -5,16 +5,16 @@ import Synchronization
 ///
 /// Thread-safe; output is written unbuffered so that it interleaves correctly with a child
 /// process's output (`leakgraph run`).
-public struct Console: Sendable {
+package struct Console: Sendable {
     /// Writes text to standard output as is.
-    public var write: @Sendable (String) -> Void
+    package var write: @Sendable (String) -> Void
     /// Writes one line to standard error (a newline is added).
-    public var warn: @Sendable (String) -> Void
+    package var warn: @Sendable (String) -> Void
     /// Whether progress lines are shown (standard error is a terminal).
-    public var showsProgress: Bool
+    package var showsProgress: Bool
 
     /// Creates a console from its parts.
-    public init(
+    package init(
         write: @escaping @Sendable (String) -> Void, warn: @escaping @Sendable (String) -> Void,
         showsProgress: Bool = false
     ) {
@@ -24,7 +24,7 @@ public struct Console: Sendable {
     }
 
     /// The process's standard output and error; progress only when standard error is a terminal.
-    public static var standard: Console {
+    package static var standard: Console {
         Console(
             write: { FileHandle.standardOutput.write(Data($0.utf8)) },
             warn: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) },
@@ -32,27 +32,27 @@ public struct Console: Sendable {
     }
 
     /// Shows a progress stage (`loading …`, `analysing …`) when standard error is a terminal.
-    public func progress(_ stage: String) {
+    package func progress(_ stage: String) {
         if showsProgress { warn("leakgraph: \(stage)") }
     }
 }
 
 /// Collects what a command writes, for running commands in-process (tests).
-public final class ConsoleCapture: Sendable {
+package final class ConsoleCapture: Sendable {
     private let storage = Mutex<(output: String, errors: String)>(("", ""))
 
     /// Creates an empty capture.
-    public init() {}
+    package init() {}
 
     /// A console writing into this capture, with progress off.
-    public var console: Console {
+    package var console: Console {
         Console(
             write: { text in self.storage.withLock { $0.output += text } },
             warn: { line in self.storage.withLock { $0.errors += line + "\n" } })
     }
 
     /// Everything written to standard output.
-    public var output: String { storage.withLock { $0.output } }
+    package var output: String { storage.withLock { $0.output } }
     /// Everything written to standard error.
-    public var errors: String { storage.withLock { $0.errors } }
+    package var errors: String { storage.withLock { $0.errors } }
 }

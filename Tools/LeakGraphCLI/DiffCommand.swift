@@ -5,9 +5,9 @@ import LeakGraph
 ///
 /// Exit status 1 when a leak signature is new or has more cycles than before, 0 otherwise, 2
 /// when a dump cannot be read.
-public struct DiffCommand: ToolCommand {
+package struct DiffCommand: ToolCommand {
     /// The command's name and help.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "diff",
         abstract: "Compare two dumps: growth by type and allocation site, new and vanished leaks.",
         discussion: """
@@ -18,28 +18,28 @@ public struct DiffCommand: ToolCommand {
 
     /// The earlier dump.
     @Argument(help: "The dump taken first.")
-    public var before: String
+    package var before: String
 
     /// The later dump.
     @Argument(help: "The dump taken later.")
-    public var after: String
+    package var after: String
 
     /// Text or JSON.
     @Option(help: "Output format: text or json.")
-    public var format: OutputFormat = .text
+    package var format: OutputFormat = .text
 
     /// How many rows per table.
     @Option(help: "How many types and sites to show (text output).")
-    public var top: Int = 20
+    package var top: Int = 20
 
     /// Shared options.
-    @OptionGroup public var options: DumpOptions
+    @OptionGroup package var options: DumpOptions
 
     /// Creates the command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Validates the options.
-    public func validate() throws {
+    package func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
     }
 
@@ -55,32 +55,32 @@ public struct DiffCommand: ToolCommand {
 }
 
 /// The differences between two dumps' tallies.
-public struct DumpDiff: Sendable, Hashable, Codable {
+package struct DumpDiff: Sendable, Hashable, Codable {
     /// One name's count before and after.
-    public struct Change: Sendable, Hashable, Codable {
+    package struct Change: Sendable, Hashable, Codable {
         /// The type, site or signature.
-        public var name: String
+        package var name: String
         /// Count in the first dump.
-        public var before: Int
+        package var before: Int
         /// Count in the second dump.
-        public var after: Int
+        package var after: Int
         /// `after - before`.
-        public var delta: Int
+        package var delta: Int
     }
 
     /// Object counts by type, largest growth first (unchanged types left out).
-    public var types: [Change]
+    package var types: [Change]
     /// Object counts by allocation site, largest growth first (unchanged sites left out).
-    public var sites: [Change]
+    package var sites: [Change]
     /// Leak signatures only in the second dump.
-    public var newLeaks: [Change]
+    package var newLeaks: [Change]
     /// Leak signatures only in the first dump.
-    public var vanishedLeaks: [Change]
+    package var vanishedLeaks: [Change]
     /// Leak signatures in both whose cycle count changed.
-    public var changedLeaks: [Change]
+    package var changedLeaks: [Change]
 
     /// Whether leaks appeared: a new signature, or more cycles of a known one.
-    public var hasNewLeaks: Bool { !newLeaks.isEmpty || changedLeaks.contains { $0.delta > 0 } }
+    package var hasNewLeaks: Bool { !newLeaks.isEmpty || changedLeaks.contains { $0.delta > 0 } }
 
     init(before: DumpTallies, after: DumpTallies) {
         func changes(_ old: [String: Int], _ new: [String: Int]) -> [Change] {
@@ -102,9 +102,9 @@ public struct DumpDiff: Sendable, Hashable, Codable {
     }
 
     /// Known signatures with more cycles than before.
-    public var grownLeaks: [Change] { changedLeaks.filter { $0.delta > 0 } }
+    package var grownLeaks: [Change] { changedLeaks.filter { $0.delta > 0 } }
     /// Known signatures with fewer cycles than before.
-    public var shrunkLeaks: [Change] { changedLeaks.filter { $0.delta < 0 } }
+    package var shrunkLeaks: [Change] { changedLeaks.filter { $0.delta < 0 } }
 
     /// The verdict, worded the same way as the sections above it.
     var verdict: String {

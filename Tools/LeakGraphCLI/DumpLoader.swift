@@ -1,15 +1,16 @@
 import Foundation
 import LeakGraph
+import LeakGraphDump
 
 /// A dump read from disk, checked, and analysed.
-public struct LoadedDump: Sendable {
+package struct LoadedDump: Sendable {
     /// The file it came from, as given on the command line.
-    public var path: String
+    package var path: String
     /// The dump as written: snapshot, cycles and leak verdicts.
-    public var dump: LeakGraphDump
+    package var dump: LeakGraphDump
     /// A fresh analysis of the snapshot (for finished-but-held objects and retained cycles'
     /// holders, which a dump may not record).
-    public var analysis: LeakReport
+    package var analysis: LeakReport
 }
 
 /// Reads dumps for the commands: refuses what is not a regular file or is over the size limit,
@@ -17,18 +18,18 @@ public struct LoadedDump: Sendable {
 ///
 /// Cost: for 1,000,000 objects and 2,000,000 edges about 1.4 s to parse (release build, 460 MB
 /// peak) and about 1 s to analyse.
-public struct DumpLoader: Sendable {
+package struct DumpLoader: Sendable {
     /// Files larger than this are refused: the decoded graph takes about as much memory as the
     /// file, and a file this large is almost certainly not a dump.
-    public var maximumSize: UInt64
+    package var maximumSize: UInt64
     /// Where progress goes.
-    public var console: Console
+    package var console: Console
 
     /// The default size limit: 1 GiB.
-    public static let defaultMaximumSize: UInt64 = 1 << 30
+    package static let defaultMaximumSize: UInt64 = 1 << 30
 
     /// Creates a loader.
-    public init(maximumSize: UInt64 = DumpLoader.defaultMaximumSize, console: Console = .standard) {
+    package init(maximumSize: UInt64 = DumpLoader.defaultMaximumSize, console: Console = .standard) {
         self.maximumSize = maximumSize
         self.console = console
     }
@@ -36,7 +37,7 @@ public struct DumpLoader: Sendable {
     /// Reads, validates and analyses the dump at `path`.
     ///
     /// - Throws: ``ToolError`` naming the file and the problem.
-    public func load(_ path: String) throws(ToolError) -> LoadedDump {
+    package func load(_ path: String) throws(ToolError) -> LoadedDump {
         let size = try InputFile.checkRegularFile(path, maximumSize: maximumSize)
         console.progress("loading \(path) (\(ByteCount.describe(size)))…")
         let start = Date()

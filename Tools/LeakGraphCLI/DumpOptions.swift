@@ -1,25 +1,25 @@
 import ArgumentParser
 
 /// Options every command that reads dumps shares.
-public struct DumpOptions: ParsableArguments, Sendable {
+package struct DumpOptions: ParsableArguments, Sendable {
     /// The largest dump file read.
     @Option(
         name: .long,
         help: ArgumentHelp(
             "Refuse dump files larger than this (bytes, or with k, m, g: 512m, 2g).", valueName: "size"))
-    public var maxSize: ByteCount = ByteCount(bytes: DumpLoader.defaultMaximumSize)
+    package var maxSize: ByteCount = ByteCount(bytes: DumpLoader.defaultMaximumSize)
 
     /// Creates the defaults.
-    public init() {}
+    package init() {}
 
     /// A loader with these options, writing progress to `console`.
-    public func loader(console: Console) -> DumpLoader {
+    package func loader(console: Console) -> DumpLoader {
         DumpLoader(maximumSize: maxSize.bytes, console: console)
     }
 }
 
 /// Text for people or JSON for programs.
-public enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+package enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
     /// Human-readable text.
     case text
     /// JSON, keys sorted.

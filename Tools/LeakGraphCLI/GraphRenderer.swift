@@ -4,21 +4,21 @@ import LeakGraph
 /// Renders dot text through Graphviz (``Graphviz``), or reports that `dot` is missing.
 ///
 /// Tests use ``missing`` to check what happens on machines without Graphviz.
-public struct GraphRenderer: Sendable {
+package struct GraphRenderer: Sendable {
     /// Whether `dot` can be run.
-    public var isAvailable: Bool
+    package var isAvailable: Bool
 
     /// Graphviz as installed on this machine.
-    public static var graphviz: GraphRenderer { GraphRenderer(isAvailable: Graphviz.dotExecutable != nil) }
+    package static var graphviz: GraphRenderer { GraphRenderer(isAvailable: Graphviz.dotExecutable != nil) }
 
     /// A renderer that behaves as if Graphviz were not installed.
-    public static let missing = GraphRenderer(isAvailable: false)
+    package static let missing = GraphRenderer(isAvailable: false)
 
     /// The line printed when `dot` is missing.
-    public static var installHint: String { Graphviz.installHint }
+    package static var installHint: String { Graphviz.installHint }
 
     /// Creates a renderer.
-    public init(isAvailable: Bool) {
+    package init(isAvailable: Bool) {
         self.isAvailable = isAvailable
     }
 

@@ -3,9 +3,9 @@ import Foundation
 import LeakGraph
 
 /// `leakgraph html <dump.json> -o report.html`: one self-contained page that works offline.
-public struct HTMLCommand: ToolCommand {
+package struct HTMLCommand: ToolCommand {
     /// The command's name and help.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "html",
         abstract: "Write a self-contained HTML report: summary tables, each leaked cycle drawn, stacks on demand.",
         discussion: """
@@ -16,28 +16,28 @@ public struct HTMLCommand: ToolCommand {
 
     /// The dump.
     @Argument(help: "A LeakGraph JSON dump.")
-    public var dump: String
+    package var dump: String
 
     /// Where to write.
     @Option(name: [.short, .customLong("output")], help: "Output path (default: the dump with .html).")
-    public var output: String?
+    package var output: String?
 
     /// Replace an existing output.
     @Flag(help: "Replace the output file if it exists.")
-    public var force = false
+    package var force = false
 
     /// Rows per table and cycles drawn.
     @Option(help: "How many rows per table, and how many leaked cycle signatures to draw.")
-    public var top: Int = 20
+    package var top: Int = 20
 
     /// Shared options.
-    @OptionGroup public var options: DumpOptions
+    @OptionGroup package var options: DumpOptions
 
     /// Creates the command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Validates the options.
-    public func validate() throws {
+    package func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
     }
 
@@ -52,7 +52,7 @@ public struct HTMLCommand: ToolCommand {
     /// Writes the page for `dump` and returns its path; the same code path as the command.
     ///
     /// - Throws: ``ToolError`` naming the file and the problem.
-    public static func write(
+    package static func write(
         dump: String, output: String? = nil, force: Bool = false, top: Int = 20, loader: DumpLoader,
         renderer: GraphRenderer
     ) throws(ToolError) -> String {

@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import LeakGraph
+import LeakGraphCombine
+import LeakGraphDump
+import LeakGraphRx
 
 /// The `leakgraph` command-line tool.
 ///
@@ -12,9 +15,9 @@ import LeakGraph
 /// $ echo $?
 /// 2
 /// ```
-public struct LeakGraphCommand: AsyncParsableCommand {
+package struct LeakGraphCommand: AsyncParsableCommand {
     /// The command's name, abstract and subcommands.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "leakgraph",
         abstract: "Report, render, compare and explore LeakGraph dumps.",
         discussion: """
@@ -27,17 +30,17 @@ public struct LeakGraphCommand: AsyncParsableCommand {
     )
 
     /// Creates the root command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Without a subcommand: bad usage.
-    public func run() async throws {
+    package func run() async throws {
         throw ToolError(
             path: nil, problem: "missing command (report, render, diff, html or run); see 'leakgraph --help'")
     }
 
     /// Parses the process's arguments, runs the command and exits with its status (0, 1 or 2;
     /// unlike ArgumentParser's `main()`, usage errors exit with 2 and print one line).
-    public static func runMain() async -> Never {
+    package static func runMain() async -> Never {
         let status = await execute(Array(CommandLine.arguments.dropFirst()), console: .standard)
         terminateProcess(status)
     }
@@ -49,7 +52,10 @@ public struct LeakGraphCommand: AsyncParsableCommand {
     ///   - arguments: The arguments after the program name.
     ///   - console: Where output, errors and progress go.
     /// - Returns: 0, 1 or 2 (see ``ExitStatus``); 0 for `--help`.
-    public static func execute(_ arguments: [String], console: Console) async -> Int32 {
+    package static func execute(_ arguments: [String], console: Console) async -> Int32 {
+        // The dumps come from other processes: advise on the libraries' own cycles as the
+        // processes that wrote them would have.
+        LeakAdvice.register(RxLeakAdvice.rules + CombineLeakAdvice.rules)
         do {
             var command = try parseAsRoot(arguments)
             if let tool = command as? any ToolCommand {
@@ -105,7 +111,7 @@ protocol ToolCommand: AsyncParsableCommand {
 
 extension ToolCommand {
     /// Runs the command on the standard console (when ArgumentParser drives it directly).
-    public func run() async throws {
+    package func run() async throws {
         let status = try await perform(console: .standard)
         if status != .clean { throw ExitCode(status.rawValue) }
     }

@@ -6,9 +6,9 @@ import LeakGraph
 ///
 /// For a JSON dump, draws cycles and their neighbours (or everything with `--all`), at most
 /// `--max-nodes` objects. Never replaces an existing output file unless `--force`.
-public struct RenderCommand: ToolCommand {
+package struct RenderCommand: ToolCommand {
     /// The command's name and help.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "render",
         abstract: "Draw a dump or a dot file as SVG, PNG or PDF with Graphviz.",
         discussion: """
@@ -19,7 +19,7 @@ public struct RenderCommand: ToolCommand {
     )
 
     /// Image formats Graphviz writes.
-    public enum Format: String, ExpressibleByArgument, CaseIterable, Sendable {
+    package enum Format: String, ExpressibleByArgument, CaseIterable, Sendable {
         /// Scalable vector graphics.
         case svg
         /// Bitmap.
@@ -30,37 +30,37 @@ public struct RenderCommand: ToolCommand {
 
     /// The input.
     @Argument(help: "A LeakGraph JSON dump, or a dot file (.dot, .gv).")
-    public var input: String
+    package var input: String
 
     /// The image format.
     @Option(help: "Output format: svg, png or pdf.")
-    public var format: Format = .svg
+    package var format: Format = .svg
 
     /// Where to write.
     @Option(
         name: [.short, .customLong("output")], help: "Output path (default: the input with the format's extension).")
-    public var output: String?
+    package var output: String?
 
     /// Replace an existing output.
     @Flag(help: "Replace the output file if it exists.")
-    public var force = false
+    package var force = false
 
     /// Draw everything.
     @Flag(help: "Draw every object, not only cycles and their neighbours (JSON input).")
-    public var all = false
+    package var all = false
 
     /// The most objects drawn.
     @Option(help: "The most objects drawn (JSON input); dot lays out about 1,000 in seconds.")
-    public var maxNodes: Int = 500
+    package var maxNodes: Int = 500
 
     /// Shared options.
-    @OptionGroup public var options: DumpOptions
+    @OptionGroup package var options: DumpOptions
 
     /// Creates the command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Validates the options.
-    public func validate() throws {
+    package func validate() throws {
         guard maxNodes > 0 else { throw ValidationError("--max-nodes must be at least 1") }
     }
 
@@ -75,7 +75,7 @@ public struct RenderCommand: ToolCommand {
     /// Renders `input` and returns the path written; the same code path as the command.
     ///
     /// - Throws: ``ToolError`` naming the file and the problem.
-    public static func render(
+    package static func render(
         input: String, format: Format = .svg, output: String? = nil, force: Bool = false, all: Bool = false,
         maxNodes: Int = 500, loader: DumpLoader, renderer: GraphRenderer
     ) throws(ToolError) -> String {

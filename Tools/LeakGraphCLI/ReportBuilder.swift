@@ -3,14 +3,14 @@ import LeakGraph
 /// Turns a loaded dump into a ``LeakSummary`` (and the full tallies `diff` compares).
 ///
 /// Cost: O(objects + edges) with hashing; about a second for 1,000,000 objects.
-public enum ReportBuilder {
+package enum ReportBuilder {
     /// Summarises `loaded`, keeping at most `top` types and sites.
     ///
     /// - Parameters:
     ///   - loaded: The dump and its analysis.
     ///   - top: How many types and sites to keep.
     ///   - memberLimit: How many members of each leaked cycle group to describe.
-    public static func summarize(_ loaded: LoadedDump, top: Int, memberLimit: Int = 50) -> LeakSummary {
+    package static func summarize(_ loaded: LoadedDump, top: Int, memberLimit: Int = 50) -> LeakSummary {
         let dump = loaded.dump
         let snapshot = dump.snapshot
         let sites = SiteNames(snapshot)

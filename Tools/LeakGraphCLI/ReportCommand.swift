@@ -5,9 +5,9 @@ import LeakGraph
 /// `leakgraph report <dump.json>`: what leaked, what is held, and where it was allocated.
 ///
 /// Exit status 1 when the dump has leaks, 0 when not, 2 when it cannot be read.
-public struct ReportCommand: ToolCommand {
+package struct ReportCommand: ToolCommand {
     /// The command's name and help.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Report leaked and retained cycles, unknown owners, top types and allocation sites.",
         discussion: "Exit status: 0 no leaks, 1 leaks found, 2 bad usage or unreadable input."
@@ -15,24 +15,24 @@ public struct ReportCommand: ToolCommand {
 
     /// The dump.
     @Argument(help: "A LeakGraph JSON dump (leakgraph-<pid>.json).")
-    public var dump: String
+    package var dump: String
 
     /// Text or JSON.
     @Option(help: "Output format: text or json.")
-    public var format: OutputFormat = .text
+    package var format: OutputFormat = .text
 
     /// How many entries per list.
     @Option(help: "How many types, sites and entries per list to show.")
-    public var top: Int = 10
+    package var top: Int = 10
 
     /// Shared options.
-    @OptionGroup public var options: DumpOptions
+    @OptionGroup package var options: DumpOptions
 
     /// Creates the command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Validates the options.
-    public func validate() throws {
+    package func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
     }
 
@@ -47,7 +47,7 @@ public struct ReportCommand: ToolCommand {
     /// - Returns: The report text and the exit status (``ExitStatus/leaksFound`` or
     ///   ``ExitStatus/clean``).
     /// - Throws: ``ToolError`` when the dump cannot be read.
-    public static func run(
+    package static func run(
         path: String, format: OutputFormat = .text, top: Int = 10, loader: DumpLoader = DumpLoader(console: .standard)
     ) throws(ToolError) -> (output: String, status: ExitStatus) {
         let loaded = try loader.load(path)

@@ -11,9 +11,9 @@ import Foundation
 ///       Parent "example" #1  allocated at makePair(mode:) at main.swift:21
 ///       Fix: cut Child —parent→ Parent: make `parent` in Child weak (`weak var`, or @WeakRef) …
 /// ```
-public enum ReportText {
+package enum ReportText {
     /// The report; `limit` bounds each list (types, sites, cycles, objects).
-    public static func render(_ summary: LeakSummary, limit: Int) -> String {
+    package static func render(_ summary: LeakSummary, limit: Int) -> String {
         let limit = max(1, limit)
         var out = "\(summary.file): \(summary.objectCount) object\(plural(summary.objectCount)), "
         out += "\(summary.edgeCount) edge\(plural(summary.edgeCount))"

@@ -8,9 +8,9 @@ import LeakGraph
 /// output passes through, and when it exits the tool reads `leakgraph-<pid>.json` (the
 /// program's process id) and prints the report. Exit status 1 when it leaked, 0 when not, 2
 /// when it could not be started or wrote no readable dump.
-public struct RunCommand: ToolCommand {
+package struct RunCommand: ToolCommand {
     /// The command's name and help.
-    public static let configuration = CommandConfiguration(
+    package static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a program with LEAKGRAPH_DUMP_DIR set and report the dump it writes at exit.",
         discussion: """
@@ -22,30 +22,30 @@ public struct RunCommand: ToolCommand {
 
     /// Where the program writes its dump.
     @Option(help: "Directory for the dump (default: a new temporary directory, kept afterwards).")
-    public var dumpDir: String?
+    package var dumpDir: String?
 
     /// Text or JSON.
     @Option(help: "Report format: text or json.")
-    public var format: OutputFormat = .text
+    package var format: OutputFormat = .text
 
     /// How many entries per list.
     @Option(help: "How many types, sites and entries per list to show.")
-    public var top: Int = 10
+    package var top: Int = 10
 
     /// Shared options.
-    @OptionGroup public var options: DumpOptions
+    @OptionGroup package var options: DumpOptions
 
     /// The program and its arguments.
     @Argument(
         parsing: .remaining,
         help: "The program and its arguments (after --, so that its own options are never read as ours).")
-    public var command: [String] = []
+    package var command: [String] = []
 
     /// Creates the command (ArgumentParser calls this).
-    public init() {}
+    package init() {}
 
     /// Validates the options.
-    public func validate() throws {
+    package func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
         guard !program.isEmpty else {
             throw ValidationError("missing the program to run: leakgraph run -- <command …>")

@@ -7,25 +7,25 @@ import LeakGraph
 /// throw ToolError(path: "dump.json", problem: "is empty")
 /// // stderr: leakgraph: dump.json: is empty
 /// ```
-public struct ToolError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ToolError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file (or command) the problem is about, when there is one.
-    public var path: String?
+    package var path: String?
     /// What is wrong, without a trailing period.
-    public var problem: String
+    package var problem: String
 
     /// Creates an error about `path`.
-    public init(path: String?, problem: String) {
+    package init(path: String?, problem: String) {
         self.path = path
         self.problem = problem
     }
 
     /// Wraps a dump reader's error.
-    public init(_ error: DumpError) {
+    package init(_ error: DumpError) {
         self.init(path: error.path, problem: error.problem)
     }
 
     /// `path: problem` on one line (line breaks inside either part become spaces).
-    public var description: String {
+    package var description: String {
         let text = path.map { "\($0): \(problem)" } ?? problem
         return ToolError.oneLine(text)
     }
@@ -39,7 +39,7 @@ public struct ToolError: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The tool's exit statuses, a public contract.
-public enum ExitStatus: Int32, Sendable {
+package enum ExitStatus: Int32, Sendable {
     /// Nothing leaked.
     case clean = 0
     /// Leaks were found (`report`, `run`), or new leaks appeared (`diff`).

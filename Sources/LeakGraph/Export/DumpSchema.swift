@@ -1,0 +1,61 @@
+/// The LeakGraph JSON dump format: the one table of names that its writer (``JSONExporter``)
+/// and its reader (the `LeakGraphDump` module) both use, so that the two cannot drift apart.
+///
+/// Each record's fields are listed in the order the writer emits them; the reader accepts any
+/// order and skips fields it does not know (dumps of newer writers of the same version load).
+package enum DumpSchema {
+    /// The value of the top-level `format` field.
+    package static let formatName = "leakgraph"
+    /// The version this library writes and the newest it reads.
+    package static let version = 1
+
+    /// The top-level fields.
+    package enum Top: String, DumpField {
+        case format, version, pid, time, objects, edges, stacks, cycles, unknownOwners
+    }
+
+    /// The fields of an entry of `objects`.
+    package enum Object: String, DumpField {
+        case id, type, label, strongRetainCount, stack, time, state, scope, leaked
+    }
+
+    /// The fields of an entry of `edges`.
+    package enum Edge: String, DumpField {
+        case from, to, kind, label, origin, count, site, closure
+    }
+
+    /// The fields of an entry of `stacks`.
+    package enum Stack: String, DumpField {
+        case id, frames, userFrame
+    }
+
+    /// The fields of an entry of `cycles`.
+    package enum Cycle: String, DumpField {
+        case objects, leaked, signature, path, loop, unexplainedHolders
+    }
+
+    /// The fields of a step of a cycle's `path`.
+    package enum Step: String, DumpField {
+        case from, to, label
+    }
+
+    /// The fields of an entry of a cycle's `unexplainedHolders`.
+    package enum Holder: String, DumpField {
+        case object, unexplained, knownHolders
+    }
+
+    /// The fields of an entry of `unknownOwners`.
+    package enum Owner: String, DumpField {
+        case object, unexplained
+    }
+}
+
+/// A field of one kind of dump record: its JSON name is its raw value, and its cases are in
+/// the order the writer emits them.
+package protocol DumpField: CaseIterable, Hashable, RawRepresentable, Sendable
+where RawValue == String, AllCases == [Self] {}
+
+extension DumpField {
+    /// The fields' names, in writing order.
+    package static var names: [String] { allCases.map(\.rawValue) }
+}

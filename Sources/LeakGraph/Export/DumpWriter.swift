@@ -1,0 +1,97 @@
+import CLeakGraphSupport
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The files one dump wrote.
+public struct DumpFiles: Sendable, Hashable {
+    /// The JSON dump.
+    public var json: String
+    /// The dot graph.
+    public var dot: String
+    /// The SVG picture, when Graphviz was available and asked for.
+    public var svg: String?
+}
+
+extension LeakGraph {
+    /// Writes `leakgraph-<pid>.json` and `leakgraph-<pid>.dot` for the current graph into
+    /// `directory` (created if needed), never overwriting an existing file.
+    ///
+    /// - Parameters:
+    ///   - directory: Where to write.
+    ///   - name: File name stem; defaults to `leakgraph-<pid>`.
+    ///   - renderSVG: Also render an SVG with Graphviz when it is installed.
+    /// - Returns: The paths written, and the report.
+    @discardableResult
+    public static func writeDump(to directory: String, name: String? = nil, renderSVG: Bool = false)
+        throws(SafeFileWriter.Failure)
+        -> (files: DumpFiles, report: LeakReport)
+    {
+        let (snapshot, report) = findLeaksToDescribe()
+        try SafeFileWriter.createDirectory(directory)
+        let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
+        let json = stem + ".json"
+        let dot = stem + ".dot"
+        try SafeFileWriter.write(JSONExporter.renderBytes(snapshot, report: report, processID: getpid()), to: json)
+        try SafeFileWriter.write(DotExporter.render(snapshot, report: report), to: dot)
+        var files = DumpFiles(json: json, dot: dot, svg: nil)
+        if renderSVG, Graphviz.dotExecutable != nil {
+            let svg = stem + ".svg"
+            if (try? Graphviz.render(dotFile: dot, to: svg)) != nil { files.svg = svg }
+        }
+        return (files, report)
+    }
+
+    /// Writes a dump into `directory` when the process exits normally (`exit` or returning from
+    /// `main`), with a summary on stderr. The same happens when the environment variable
+    /// `LEAKGRAPH_DUMP_DIR` is set. Failures print one line on stderr and never change the exit
+    /// status. Calling it again changes the directory; the dump is written once.
+    public static func dumpAtExit(to directory: String) {
+        DumpAtExit.arm(directory: directory)
+    }
+}
+
+/// Registers the exit handler once and remembers the directory.
+enum DumpAtExit {
+    private static let directory = Locked<String?>(nil)
+    private static let armed = Atomic<Bool>(false)
+    private static let ran = Atomic<Bool>(false)
+
+    static func arm(directory path: String) {
+        directory.withLock { $0 = path }
+        if armed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+            _ = lg_atexit(leakGraphDumpAtExit)
+        }
+    }
+
+    /// Arms from `LEAKGRAPH_DUMP_DIR` (called when the registry starts).
+    static func armFromEnvironment(_ environment: [String: String]) {
+        if let path = environment["LEAKGRAPH_DUMP_DIR"], !path.isEmpty { arm(directory: path) }
+    }
+
+    static func run() {
+        guard ran.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
+            let path = directory.withLock({ $0 })
+        else { return }
+        do {
+            let (files, report) = try LeakGraph.writeDump(to: path)
+            let leaked = report.leakedCycles
+            let retained = report.retainedCycles
+            let live = LeakGraph.liveObjectCount
+            warn(
+                "\(live) live tracked object(s), \(leaked.count) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
+                    + "\(retained.count) retained cycle(s); wrote \(files.json), \(files.dot)")
+        } catch {
+            warn(error.description)
+        }
+    }
+}
+
+/// The atexit handler: a plain global function (a closure from `main.swift` would be main-actor
+/// isolated and crash when `exit` runs on another thread).
+private func leakGraphDumpAtExit() {
+    DumpAtExit.run()
+}

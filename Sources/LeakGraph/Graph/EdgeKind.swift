@@ -1,0 +1,44 @@
+/// How an owner refers to a target.
+///
+/// Only `.strong` references keep an object alive, so only they form cycles. `.unknown` marks a
+/// reference that was found (for example inside a closure context) but whose strength could not
+/// be proven: the detector never treats it as strong, so it can never produce a false *leaked*
+/// verdict.
+public enum EdgeKind: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A strong reference: it keeps the target alive.
+    case strong
+    /// A `weak` reference: it does not keep the target alive.
+    case weak
+    /// An `unowned` (or `unowned(unsafe)`) reference: it does not keep the target alive.
+    case unowned
+    /// A reference whose strength could not be determined.
+    case unknown
+
+    var code: UInt8 {
+        switch self {
+        case .strong: 0
+        case .weak: 1
+        case .unowned: 2
+        case .unknown: 3
+        }
+    }
+
+    init(code: UInt8) {
+        switch code {
+        case 0: self = .strong
+        case 1: self = .weak
+        case 2: self = .unowned
+        default: self = .unknown
+        }
+    }
+}
+
+/// Where an edge in a snapshot came from.
+public enum EdgeOrigin: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Reported by code through `LeakGraph.addEdge` or a property wrapper.
+    case declared
+    /// Found by reflection on a stored property at snapshot time.
+    case reflected
+    /// Found by scanning a closure's captured context at snapshot time.
+    case captured
+}

@@ -1,0 +1,249 @@
+/// Renders leak findings as text that reads like a leak trace: each leaked cycle as a path with
+/// edge labels, where each member was allocated, the one edge whose removal frees the cycle with
+/// the usual fix, and the objects held by owners the graph does not show.
+///
+/// ```
+/// Leaked cycle (2 objects): ViewModel —signal→ FlatMap<Int> —capture→ ViewModel
+///   ViewModel #41 allocated at ViewModelTests.swift:18 in testBinding()
+///   FlatMap<Int> #42 allocated at ViewModel.swift:9 in ViewModel.bind()
+///   Fix: the closure `closure #1 in ViewModel.bind()` captures ViewModel strongly: capture it [weak self].
+/// ```
+public enum LeakTrace {
+    /// Describes the leaks among `objects` (all leaked objects when nil).
+    ///
+    /// - Parameters:
+    ///   - snapshot: A symbolicated snapshot (see ``Symbolicator/symbolicate(_:)``).
+    ///   - report: Its analysis.
+    ///   - objects: Restrict the description to these ids (a test's own objects).
+    public static func describe(_ snapshot: GraphSnapshot, report: LeakReport, objects: Set<UInt64>? = nil) -> String {
+        var lines: [String] = []
+        let relevant: (UInt64) -> Bool = { id in objects?.contains(id) ?? true }
+        let cycles = report.cycles.filter { $0.objects.contains(where: relevant) }
+        for cycle in cycles where cycle.leaked {
+            lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            lines.append("  " + verdict(for: cycle, in: snapshot))
+            lines += memberLines(cycle, snapshot)
+            lines.append("  " + fixLine(for: cycle, in: snapshot))
+        }
+        let inCycles = Set(cycles.flatMap(\.objects))
+        let leakedOutside = report.leakedObjectIDs.filter { relevant($0) && !inCycles.contains($0) }.sorted()
+        if !leakedOutside.isEmpty {
+            lines.append(
+                "Kept alive only by the leaked cycles: "
+                    + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
+                    + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
+        }
+        for cycle in cycles where !cycle.leaked {
+            lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            if cycle.unexplainedHolders.isEmpty {
+                lines.append(
+                    "  (found leaked by one look at the graph and not confirmed by a second: it changed while it was read)"
+                )
+            }
+            for holder in cycle.unexplainedHolders {
+                var text = "  \(name(holder.object, snapshot)) is held from outside"
+                if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }
+                if !holder.knownHolders.isEmpty {
+                    text +=
+                        (holder.unexplained > 0 ? " and" : " by") + " "
+                        + holder.knownHolders.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
+                    if holder.knownHolders.count > 10 { text += " and \(holder.knownHolders.count - 10) more" }
+                }
+                lines.append(text)
+            }
+            lines += memberLines(cycle, snapshot)
+            lines.append("  " + fixLine(for: cycle, in: snapshot) + " (once its outside holders let go, it is freed)")
+        }
+        let unknown = report.unknownOwners.filter { relevant($0.object) }
+        if !unknown.isEmpty {
+            lines.append(
+                "Alive with owners the graph does not show (a local, a global, a closure, an untracked object):")
+            for owner in unknown.prefix(20) {
+                lines.append(
+                    "  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)"
+                        + site(owner.object, snapshot))
+            }
+            if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }
+        }
+        let finished = report.finishedButHeld.filter(relevant)
+        if !finished.isEmpty {
+            lines.append(
+                "Finished but still held: "
+                    + finished.prefix(10).map { id in
+                        "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
+                    }.joined(separator: ", "))
+        }
+        if !lines.isEmpty && !snapshot.discoveryLimits.isEmpty {
+            lines.append(
+                "Note: discovery could not read some references (they count as held from outside, so a verdict may "
+                    + "say retained where it is leaked): " + snapshot.discoveryLimits.joined(separator: "; ") + ".")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// The edge whose removal frees a leaked cycle, and the usual way to remove it.
+    public struct Fix: Sendable, Hashable {
+        /// The edge to cut.
+        public var step: Cycle.PathStep
+        /// The edge as text: `SinkDisposer —sink→ MapSink<Int>`.
+        public var edge: String
+        /// What to change in the code.
+        public var advice: String
+    }
+
+    /// Labels that usually name a reference back up an ownership tree.
+    static let backReferenceWords = [
+        "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
+    ]
+
+    /// Chooses the edge to cut, in order of preference: a capture made by the user's own
+    /// closure (`[weak self]`); the first step a library's rule matches (LeakGraphRx: the
+    /// subscription's `SinkDisposer`, then a subject holding its subscriber; LeakGraphCombine: a
+    /// subscription); a capture inside a library's primitives; a back reference (`parent`,
+    /// `delegate`, …); the edge that closes the loop.
+    ///
+    /// - Parameter rules: The library rules to try, in order; by default those registered with
+    ///   ``LeakAdvice/register(_:)``.
+    public static func fix(
+        for cycle: Cycle, in snapshot: GraphSnapshot, rules: [LeakAdviceRule] = LeakAdvice.registeredRules
+    ) -> Fix? {
+        let steps = cycle.path
+        guard let last = steps.last else { return nil }
+        func type(_ id: UInt64) -> String { snapshot.object(id)?.type ?? "?" }
+        func make(_ step: Cycle.PathStep, _ advice: String) -> Fix {
+            Fix(step: step, edge: "\(type(step.from)) —\(step.label)→ \(type(step.to))", advice: advice)
+        }
+        func closure(of step: Cycle.PathStep) -> String? {
+            snapshot.edges.first { $0.from == step.from && $0.to == step.to && $0.label == "capture" }?.closure
+        }
+        let captures = steps.filter { $0.label == "capture" }
+        let userCapture = captures.first { step in
+            guard let name = closure(of: step) else { return !type(step.from).hasPrefix("Anonymous") }
+            return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
+                && !Symbolicator.isDependencyFile(name)
+        }
+        if let capture = userCapture {
+            let which =
+                closure(of: capture).map { "the closure `\(shortClosure($0))`" }
+                ?? "a closure kept by \(type(capture.from))"
+            return make(
+                capture,
+                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))])."
+            )
+        }
+        for rule in rules {
+            if let step = steps.first(where: { rule.matches(ownerType: type($0.from), label: $0.label) }) {
+                return make(step, rule.advice)
+            }
+        }
+        if let capture = captures.first {
+            return make(capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.")
+        }
+        let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
+        return make(
+            back,
+            "make `\(back.label)` in \(type(back.from)) weak (`weak var`, or @WeakRef), or clear it when \(type(back.from)) is done; "
+                + "it points back to \(type(back.to)).")
+    }
+
+    /// The fix as one line: `cut <edge>: <advice>`.
+    public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+        guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
+        return "cut \(fix.edge): \(fix.advice)"
+    }
+
+    /// The fix line every output uses (test failures, `leakgraph report`, the HTML page, the
+    /// demo): `Fix: cut <edge>: <advice>`.
+    public static func fixLine(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
+        "Fix: " + hint(for: cycle, in: snapshot)
+    }
+
+    /// The cycle in one sentence, in the user's terms: what leaked, what holds it, the line to fix.
+    ///
+    /// ```
+    /// SinkDisposer holds itself through SinkDisposer —sink→ AnonymousObservableSink<…> —cancel→
+    /// SinkDisposer: 4 objects nothing outside holds; fix at Fixtures.swift:39 (forgetSubscription()).
+    /// ```
+    public static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, keptAlive: Int = 0) -> String {
+        let fix = fix(for: cycle, in: snapshot)
+        // The loop from the edge to cut, so that the sentence starts with the object to change.
+        var steps = cycle.path
+        if let fix, let start = steps.firstIndex(of: fix.step) { steps = Array(steps[start...] + steps[..<start]) }
+        func short(_ id: UInt64) -> String { DotExporter.shorten(snapshot.object(id)?.type ?? "#\(id)", to: 48) }
+        var loop = steps.first.map { short($0.from) } ?? ""
+        for step in steps { loop += " —\(step.label)→ " + short(step.to) }
+        let owner = steps.first.map(\.from) ?? cycle.objects.first ?? 0
+        var sentence = "\(short(owner)) holds itself through \(loop)"
+        if cycle.leaked {
+            let count = cycle.objects.count + keptAlive
+            sentence += ": \(count) object\(count == 1 ? "" : "s") nothing outside holds"
+        } else {
+            let outside = cycle.unexplainedHolders.reduce(0) { $0 + $1.unexplained + $1.knownHolders.count }
+            sentence += "; it is retained, not leaked: \(outside) reference(s) from outside still hold it"
+        }
+        if let place = fixSite(for: cycle, fix: fix, in: snapshot) { sentence += "; fix at \(place)" }
+        return sentence + "."
+    }
+
+    /// Where to change the code: the site that made the edge to cut when the edge recorded one
+    /// (`disposed(by:)`, a property wrapper's assignment), else where its owner was allocated,
+    /// else where any member was.
+    static func fixSite(for cycle: Cycle, fix: Fix?, in snapshot: GraphSnapshot) -> String? {
+        if let fix {
+            let edge = snapshot.edges.first {
+                $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label
+            }
+            if let frame = snapshot.stack(edge?.site)?.userFrameDescription { return placeDescription(frame) }
+            if let frame = snapshot.stack(snapshot.object(fix.step.from)?.stack)?.userFrameDescription {
+                return placeDescription(frame)
+            }
+        }
+        for id in cycle.objects {
+            if let frame = snapshot.stack(snapshot.object(id)?.stack)?.userFrameDescription {
+                return placeDescription(frame)
+            }
+        }
+        return nil
+    }
+
+    /// `function at path/File.swift:12` → `File.swift:12 (function)`.
+    static func placeDescription(_ frame: String) -> String {
+        let parts = frame.split(separator: " at ", omittingEmptySubsequences: false)
+        guard parts.count >= 2, let path = parts.last else { return frame }
+        let file = path.split(separator: "/").last ?? path
+        return "\(file) (\(parts.dropLast().joined(separator: " at ")))"
+    }
+
+    /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`.
+    static func baseName(_ type: String) -> String {
+        let plain = type.prefix { $0 != "<" }
+        return String(plain.split(separator: ".").last ?? plain)
+    }
+
+    private static func memberLines(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> [String] {
+        let ordered = cycle.path.map(\.from) + cycle.objects.filter { id in !cycle.path.contains { $0.from == id } }
+        return ordered.prefix(12).map { id in
+            "  \(name(id, snapshot))" + (site(id, snapshot).isEmpty ? "" : " allocated" + site(id, snapshot))
+        }
+            + (ordered.count > 12 ? ["  … and \(ordered.count - 12) more"] : [])
+    }
+
+    static func name(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
+        snapshot.object(id)?.displayName ?? "#\(id)"
+    }
+
+    static func site(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
+        guard let frame = snapshot.stack(snapshot.object(id)?.stack)?.userFrameDescription else { return "" }
+        return " at \(frame)"
+    }
+
+    private static func shortClosure(_ text: String) -> String {
+        guard let range = text.range(of: " at ") else { return text }
+        return String(text[..<range.lowerBound]) + " (" + text[range.upperBound...] + ")"
+    }
+
+    private static func lowerFirst(_ text: String) -> String {
+        let base = baseName(text)
+        return base.prefix(1).lowercased() + base.dropFirst()
+    }
+}

@@ -1,0 +1,238 @@
+import CLeakGraphSupport
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The one piece of shared mutable state in LeakGraph: every live tracked object and every
+/// declared ownership edge.
+///
+/// All state sits in one struct behind one lock (`Locked`). Rule that keeps `deinit` re-entrancy safe:
+/// nothing is ever released while the lock is held (values removed under the lock are returned
+/// and dropped after unlocking), because a released object's `deinit` calls back into here.
+final class Registry: Sendable {
+    static let shared = Registry()
+
+    /// Read and written only by the registry's own methods and by the ``Snapshotter``, which
+    /// copies it; everything else asks through the methods below.
+    let state: Locked<RegistryState>
+
+    private init() {
+        state = Locked(RegistryState())
+    }
+
+    // MARK: Counts and settings
+
+    /// The id the next registered object will get.
+    var nextObjectID: UInt64 { state.withLock { $0.nextID } }
+    /// Live tracked objects.
+    var liveCount: Int { state.withLock { $0.liveCount } }
+    /// Live declared edges.
+    var liveEdgeCount: Int { state.withLock { $0.liveEdgeCount } }
+    /// Bytes of the registry's own tables.
+    var byteCount: Int { state.withLock { $0.byteCount } }
+    /// Distinct stacks stored.
+    var uniqueStackCount: Int { state.withLock { $0.stacks.count } }
+
+    /// The most distinct stacks kept.
+    var stackCapacity: Int {
+        get { state.withLock { $0.stacks.capacity } }
+        set { state.withLock { $0.stacks.capacity = max(0, newValue) } }
+    }
+
+    /// Interns a captured stack; returns its id, or nil past the capacity.
+    func internStack(_ frames: UnsafeBufferPointer<UInt>) -> Int32? {
+        state.withLock { $0.internStack(frames) }
+    }
+
+    /// The id of the live tracked object at `address`, if any.
+    func objectID(at address: UInt) -> UInt64? {
+        state.withLock { state in state.objects.first { $0.address == address }?.id }
+    }
+
+    // MARK: Objects
+
+    /// Registers a `TrackedObject`; returns its slot.
+    func registerTracked(
+        _ address: UInt, metadata: UInt, label: String?,
+        stack: UnsafeBufferPointer<UInt>?, scope: UInt32
+    ) -> Int32 {
+        let time = coarseWallClockNanoseconds()
+        return state.withLock { state in
+            state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
+        }
+    }
+
+    /// Registers a `TrackedObject` with an already interned stack.
+    func registerTracked(_ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32) -> Int32 {
+        let time = coarseWallClockNanoseconds()
+        return state.withLock { state in
+            let slot = state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time)
+            state.objects[Int(slot)].stack = stackID
+            return slot
+        }
+    }
+
+    func unregister(slot: Int32, address: UInt) {
+        let released: String? = state.withLock { state in
+            guard state.isLive(slot: slot, address: address) else { return nil }
+            return state.removeObject(slot: slot)
+        }
+        _ = released  // dropped here, after unlocking
+    }
+
+    /// Slot of any object: a `TrackedObject`'s own, or an external object's (tracking it when
+    /// `trackIfNeeded`). Returns nil when tracking is off or the object is unknown.
+    func slot(of object: AnyObject, trackIfNeeded: Bool, label: String? = nil) -> Int32? {
+        if let tracked = object as? TrackedObject {
+            let slot = tracked.leakGraphSlot
+            return slot >= 0 ? slot : nil
+        }
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        let metadata = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
+        let time = coarseWallClockNanoseconds()
+        let scope = trackIfNeeded ? LeakScope.currentScopeIDIfAny() : 0
+        let depth = trackIfNeeded ? StackCapture.wanted() : 0
+        let result: (Int32?, [WeakReference]) = StackCapture.withStack(depth: depth, skip: 1) { stack in
+            state.withLock { state in
+                var dropped: [WeakReference] = []
+                if let slot = state.externals[address] {
+                    if state.weakReferences[slot]?.object === object { return (slot, dropped) }
+                    // The address was reused by a new object: the old one is dead.
+                    if let old = state.removeExternal(slot: slot) { dropped.append(old) }
+                }
+                guard trackIfNeeded else { return (nil, dropped) }
+                let slot = state.addExternalObject(
+                    address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                    reference: WeakReference(object: object))
+                return (slot, dropped)
+            }
+        }
+        return result.0
+    }
+
+    /// Forgets external objects whose weak reference has gone nil.
+    ///
+    /// The references are tested outside the lock: loading a weak reference takes a strong one,
+    /// and dropping it under the lock could run the object's deinit there.
+    func pruneDeadExternals() {
+        let candidates: [(slot: Int32, id: UInt64, reference: WeakReference)] = state.withLock { state in
+            state.weakReferences.map { ($0.key, state.objects[Int($0.key)].id, $0.value) }
+        }
+        let dead = candidates.filter { $0.reference.object == nil }
+        guard !dead.isEmpty else { return }
+        let dropped: [WeakReference] = state.withLock { state in
+            // Still the same registration (the id is never reused), so still dead: no load needed.
+            dead.compactMap { entry in
+                state.objects[Int(entry.slot)].id == entry.id ? state.removeExternal(slot: entry.slot) : nil
+            }
+        }
+        _ = dropped
+    }
+
+    func setState(slot: Int32, _ objectState: ObjectState) {
+        state.withLock { $0.objects[Int(slot)].state = objectState.code }
+    }
+
+    func setLabel(slot: Int32, _ label: String?) {
+        let old: String? = state.withLock { state in
+            state.objects[Int(slot)].hasLabel = label != nil
+            if let label { return state.objectLabels.updateValue(label, forKey: slot) }
+            return state.objectLabels.removeValue(forKey: slot)
+        }
+        _ = old
+    }
+
+    // MARK: Edges
+
+    func labelID(_ label: String) -> Int32 {
+        state.withLock { $0.internLabel(label) }
+    }
+
+    func addEdge(from: Int32, to: Int32, kind: EdgeKind, label: Int32, recordSite: Bool = false) {
+        let depth = recordSite && Configuration.shared.edgeSites.load(ordering: .relaxed) ? StackCapture.wanted() : 0
+        guard depth > 0 else {
+            // The common case (no site wanted): no stack buffer, no closure around the lock.
+            state.withLock { $0.addEdge(from: from, to: to, kind: kind.code, label: label, site: -1) }
+            return
+        }
+        StackCapture.withStack(depth: depth, skip: 1) { site in
+            state.withLock { state in
+                let siteID = site.flatMap { state.internStack($0) } ?? -1
+                state.addEdge(from: from, to: to, kind: kind.code, label: label, site: siteID)
+            }
+        }
+    }
+
+    func removeEdge(from: Int32, to: Int32, label: Int32) {
+        state.withLock { state in _ = state.removeEdge(from: from, to: to, label: label) }
+    }
+
+    /// Removes the edge `from —label→ oldTarget` (if any) and adds `from —label→ newTarget`
+    /// (if any) in one critical section.
+    func replaceEdge(from: Int32, oldTarget: Int32?, newTarget: Int32?, kind: EdgeKind, label: Int32) {
+        state.withLock { state in
+            if let oldTarget { _ = state.removeEdge(from: from, to: oldTarget, label: label) }
+            if let newTarget { state.addEdge(from: from, to: newTarget, kind: kind.code, label: label, site: -1) }
+        }
+    }
+
+    func removeAllEdges(from: Int32, label: Int32) {
+        state.withLock { state in state.removeOutEdges(of: from, label: label) }
+    }
+}
+
+/// A weak reference to an object tracked with `LeakGraph.track` (the registry must never keep
+/// such an object alive).
+struct WeakReference: @unchecked Sendable {  // only touched under the registry lock
+    weak var object: AnyObject?
+}
+
+/// Captures stacks on the hot path, before the registry lock is taken, into temporary storage.
+enum StackCapture {
+    /// Whether the configured mode wants a stack for this allocation (advances the sample counter).
+    @inline(__always)
+    static func wanted() -> Int {
+        let configuration = Configuration.shared
+        let interval = configuration.stackInterval.load(ordering: .relaxed)
+        if interval == 0 { return 0 }
+        if interval > 1 {
+            let n = configuration.allocationCounter.wrappingAdd(1, ordering: .relaxed).newValue
+            if n % interval != 0 { return 0 }
+        }
+        return configuration.stackDepth.load(ordering: .relaxed)
+    }
+
+    /// Calls `body` with the caller's stack (minus `skip` frames) when the mode wants one for this
+    /// allocation, or with nil.
+    @inline(__always)
+    static func withStackIfWanted<R>(skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
+        let depth = wanted()
+        if depth == 0 { return body(nil) }
+        return withStack(depth: depth, skip: skip + 1, body)
+    }
+
+    @inline(never)
+    static func withStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
+        if depth <= 0 { return body(nil) }
+        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: depth) { buffer in
+            let count = Int(lg_capture_stack(buffer.baseAddress!, Int32(depth), Int32(skip + 1)))
+            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+    }
+}
+
+func coarseWallClockNanoseconds() -> UInt64 {
+    var now = timespec()
+    #if os(Linux)
+        clock_gettime(CLOCK_REALTIME_COARSE, &now)
+    #else
+        clock_gettime(CLOCK_REALTIME, &now)
+    #endif
+    return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)
+}

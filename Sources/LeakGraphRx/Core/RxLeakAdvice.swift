@@ -1,0 +1,20 @@
+import LeakGraph
+
+/// LeakGraphRx's fix advice: the two ways its own types close a leaked loop.
+package enum RxLeakAdvice {
+    /// The rules, for tools that read dumps written by processes that used LeakGraphRx.
+    package static let rules = [
+        LeakAdviceRule(
+            name: "LeakGraphRx.SinkDisposer", priority: 100, cut: .ownerTypeName("SinkDisposer"),
+            advice: "the subscription was never disposed and its source never completed; keep the Disposable that "
+                + "subscribe returns and dispose it, or add .disposed(by: bag) to a bag its owner releases."),
+        LeakAdviceRule(
+            name: "LeakGraphRx.Subject", priority: 200, cut: .ownerTypeContains("Subject"),
+            advice: "the subject still holds its subscriber; dispose the subscription or complete the subject."),
+    ]
+
+    /// Registers ``rules`` the first time it is read: every subscription reads it, so the rules
+    /// are in place before any subscription can leak. After the first time, reading it costs
+    /// one check of a once-token.
+    package static let registered: Void = LeakAdvice.register(rules)
+}

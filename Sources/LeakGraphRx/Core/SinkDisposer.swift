@@ -1,0 +1,65 @@
+import LeakGraph
+import Synchronization
+
+/// The disposable a ``Producer`` returns: holds the subscription's sink and its upstream
+/// subscription until disposal.
+///
+/// The sink holds its `SinkDisposer` (`cancel`) and the disposer holds the sink (`sink`): this
+/// cycle keeps a subscription alive without an outside owner, and only `dispose()` or a terminal
+/// event breaks it. A subscription that is neither disposed nor terminated, and whose disposable
+/// was dropped, therefore shows in a snapshot as a leaked cycle through a `SinkDisposer`.
+public final class SinkDisposer: TrackedObject, Cancelable, @unchecked Sendable {
+    // @unchecked Sendable: `sink` and `subscription` are written once before the `set` bit is
+    // published (releasing) and cleared once, by the one thread that observes both `set` and
+    // `disposed` (acquiring).
+    private static let setBit = 1
+    private static let disposedBit = 2
+
+    private let state = Atomic<Int>(0)
+    private var sink: Disposable?
+    private var subscription: Disposable?
+
+    /// Creates an empty disposer.
+    override init(label: String? = nil) {
+        RxLeakAdvice.registered
+        super.init(label: label)
+    }
+
+    /// Whether it was disposed.
+    public var isDisposed: Bool { state.load(ordering: .acquiring) & Self.disposedBit != 0 }
+
+    /// Stores the sink and the upstream subscription; disposes them at once when the disposer
+    /// was disposed during `run` (a synchronous terminal event).
+    func setSinkAndSubscription(sink: Disposable, subscription: Disposable) {
+        if state.load(ordering: .acquiring) & Self.disposedBit != 0 {
+            sink.dispose()
+            subscription.dispose()
+            return
+        }
+        self.sink = sink
+        self.subscription = subscription
+        if let tracked = sink.trackedObject { addTrackedEdge(to: tracked, label: .sink) }
+        if let tracked = subscription.trackedObject { addTrackedEdge(to: tracked, label: .subscription) }
+        let previous = state.bitwiseOr(Self.setBit, ordering: .acquiringAndReleasing).oldValue
+        precondition(previous & Self.setBit == 0, "Sink and subscription already set")
+        if previous & Self.disposedBit != 0 { release() }
+    }
+
+    /// Disposes the sink, then the upstream subscription, and drops both.
+    public func dispose() {
+        let previous = state.bitwiseOr(Self.disposedBit, ordering: .acquiringAndReleasing).oldValue
+        if previous & Self.disposedBit != 0 { return }
+        if previous & Self.setBit != 0 { release() }
+    }
+
+    private func release() {
+        let sink = self.sink
+        let subscription = self.subscription
+        removeTrackedEdges(label: .sink)
+        removeTrackedEdges(label: .subscription)
+        self.sink = nil
+        self.subscription = nil
+        sink?.dispose()
+        subscription?.dispose()
+    }
+}

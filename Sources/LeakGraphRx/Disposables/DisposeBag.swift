@@ -1,0 +1,75 @@
+import LeakGraph
+import Synchronization
+
+/// Disposes everything added to it when it is deallocated.
+///
+/// The usual owner of subscriptions: keep a bag in the object whose lifetime bounds them.
+///
+/// ```swift
+/// var bag = DisposeBag()
+/// subject.subscribe(onNext: { print($0) }).disposed(by: bag)
+/// bag = DisposeBag()   // the subscription is disposed
+/// ```
+///
+/// Thread safe. Each `disposed(by:)` edge records its call site when stacks are on.
+public final class DisposeBag: TrackedObject, @unchecked Sendable {
+    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    private struct State {
+        var disposables: [Disposable] = []
+        var disposed = false
+    }
+
+    private let state = Locked(State())
+
+    /// An empty bag.
+    public override init(label: String? = nil) {
+        super.init(label: label)
+    }
+
+    /// Adds `disposable`; disposes it at once when the bag is already disposing.
+    public func insert(_ disposable: Disposable) {
+        insert(disposable, recordingSite: false)
+    }
+
+    fileprivate func insert(_ disposable: Disposable, recordingSite: Bool) {
+        let tracked = disposable.trackedObject
+        let added = state.locked { state in
+            guard !state.disposed else { return false }
+            state.disposables.append(disposable)
+            if let tracked {
+                if recordingSite {
+                    addTrackedEdgeRecordingSite(to: tracked, label: .bag)
+                } else {
+                    addTrackedEdge(to: tracked, label: .bag)
+                }
+            }
+            return true
+        }
+        if !added { disposable.dispose() }
+    }
+
+    /// Adds every disposable in `disposables`.
+    public func insert(_ disposables: Disposable...) {
+        for disposable in disposables { insert(disposable) }
+    }
+
+    deinit {
+        let disposables = state.locked { state in
+            state.disposed = true
+            let disposables = state.disposables
+            state.disposables = []
+            return disposables
+        }
+        for disposable in disposables { disposable.dispose() }
+    }
+}
+
+extension Disposable {
+    /// Adds this disposable to `bag`, which disposes it when deallocated.
+    ///
+    /// The `bag → disposable` edge records this call's stack (when stacks are on), so a report
+    /// names the line that made the subscription.
+    public func disposed(by bag: DisposeBag) {
+        bag.insert(self, recordingSite: true)
+    }
+}

@@ -1,0 +1,187 @@
+import LeakGraph
+import Synchronization
+
+/// An observable that subscribes to its source only when ``connect()`` is called, and
+/// multicasts the source's events to its subscribers through a subject.
+///
+/// ```swift
+/// let published = Observable.of(1, 2).publish()
+/// _ = published.subscribe(onNext: { print($0) })
+/// _ = published.connect()   // 1, 2
+/// ```
+public class ConnectableObservable<Element>: Observable<Element> {
+    override init(label: String? = nil) {
+        super.init(label: label)
+    }
+
+    /// Subscribes the subject to the source; returns the connection (disposing it
+    /// disconnects). Connecting again while connected returns the same connection.
+    public func connect() -> Disposable {
+        fatalError("ConnectableObservable.connect is abstract")
+    }
+}
+
+extension ObservableType {
+    /// A connectable observable multicasting through a ``PublishSubject``: subscribers receive
+    /// the events sent after they subscribed.
+    public func publish() -> ConnectableObservable<Element> {
+        ConnectableObservableAdapter(source: asObservable(), subject: PublishSubject<Element>())
+    }
+
+    /// A connectable observable multicasting through a ``ReplaySubject`` of `bufferSize`:
+    /// subscribers first receive the last `bufferSize` elements.
+    public func replay(_ bufferSize: Int) -> ConnectableObservable<Element> {
+        ConnectableObservableAdapter(
+            source: asObservable(), subject: ReplaySubject<Element>.create(bufferSize: bufferSize))
+    }
+
+    /// A connectable observable multicasting through the subjects `makeSubject` makes: one per
+    /// connection.
+    func multicast<Subject: TrackedObject & ObserverType & ObservableType>(makeSubject: @escaping () -> Subject)
+        -> ConnectableObservable<Element> where Subject.Element == Element
+    {
+        ConnectableObservableAdapter(source: asObservable(), makeSubject: makeSubject)
+    }
+}
+
+/// One connection of a connectable observable to its source: forwards the source's events into
+/// the subject; a terminal event or `dispose()` disconnects it.
+final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: TrackedObject, ObserverType,
+    Cancelable, @unchecked Sendable
+{
+    // @unchecked Sendable: mutable state is behind `state`'s mutex; `subject` is immutable.
+    typealias Element = Subject.Element
+    private struct State {
+        var parent: ConnectableObservableAdapter<Subject>?
+        var subscription: Disposable?
+        var disposed = false
+    }
+
+    private let state: Locked<State>
+    private let subject: Subject
+
+    init(parent: ConnectableObservableAdapter<Subject>, subject: Subject) {
+        self.state = Locked(State(parent: parent))
+        self.subject = subject
+        super.init()
+        addTrackedEdge(to: parent, label: .parent)
+        addTrackedEdge(to: subject, label: .observer)
+    }
+
+    var isDisposed: Bool { state.locked { $0.disposed } }
+
+    /// Stores the source subscription (or disposes it, when already disconnected).
+    func setSubscription(_ subscription: Disposable) {
+        let disposeNow = state.locked { state -> Bool in
+            if state.disposed { return true }
+            state.subscription = subscription
+            if let tracked = subscription.trackedObject { addTrackedEdge(to: tracked, label: .subscription) }
+            return false
+        }
+        if disposeNow { subscription.dispose() }
+    }
+
+    func on(_ event: Event<Element>) {
+        if isDisposed { return }
+        subject.on(event)
+        if event.isStopEvent { dispose() }
+    }
+
+    func dispose() {
+        let (parent, subscription) = state.locked { state -> (ConnectableObservableAdapter<Subject>?, Disposable?) in
+            guard !state.disposed else { return (nil, nil) }
+            state.disposed = true
+            let taken = (state.parent, state.subscription)
+            state.parent = nil
+            state.subscription = nil
+            removeTrackedEdges(label: .parent)
+            removeTrackedEdges(label: .subscription)
+            return taken
+        }
+        parent?.disconnect(self)
+        subscription?.dispose()
+    }
+}
+
+/// The connectable observable of `publish`, `replay` and `multicast`.
+final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType & ObservableType>:
+    ConnectableObservable<Subject.Element>, @unchecked Sendable
+{
+    // @unchecked Sendable: mutable state is behind `state`'s mutex.
+    private struct State {
+        var subject: Subject?
+        var connection: Connection<Subject>?
+    }
+
+    private let source: Observable<Subject.Element>
+    /// The one subject of `publish()` / `replay(_:)`, kept for the adapter's lifetime.
+    private let fixedSubject: Subject?
+    /// Makes one subject per connection (`multicast(makeSubject:)`).
+    private let makeSubject: (() -> Subject)?
+    private let state = Locked(State())
+
+    /// An adapter making a subject per connection.
+    init(source: Observable<Subject.Element>, makeSubject: @escaping () -> Subject) {
+        self.source = source
+        self.fixedSubject = nil
+        self.makeSubject = makeSubject
+        super.init()
+        addTrackedEdge(to: source, label: .source)
+    }
+
+    /// An adapter multicasting through `subject` for its whole lifetime.
+    init(source: Observable<Subject.Element>, subject: Subject) {
+        self.source = source
+        self.fixedSubject = subject
+        self.makeSubject = nil
+        super.init()
+        addTrackedEdge(to: source, label: .source)
+        addTrackedEdge(to: subject, label: .subject)
+    }
+
+    /// The current subject, made on first use (after a disconnection, a new one).
+    private func lazySubject() -> Subject {
+        if let fixedSubject { return fixedSubject }
+        if let subject = state.locked({ $0.subject }) { return subject }
+        let made = makeSubject!()
+        return state.locked { state in
+            if let subject = state.subject { return subject }
+            state.subject = made
+            addTrackedEdge(to: made, label: .subject)
+            return made
+        }
+    }
+
+    override func connect() -> Disposable {
+        let subject = lazySubject()
+        let (connection, isNew) = state.locked { state -> (Connection<Subject>, Bool) in
+            if let connection = state.connection { return (connection, false) }
+            let connection = Connection(parent: self, subject: subject)
+            state.connection = connection
+            addTrackedEdge(to: connection, label: .connection)
+            return (connection, true)
+        }
+        if isNew { connection.setSubscription(source.subscribe(connection)) }
+        return connection
+    }
+
+    /// Forgets `connection` and the subject it fed (the next connection gets a new subject
+    /// from `makeSubject`).
+    func disconnect(_ connection: Connection<Subject>) {
+        let dropped = state.locked { state -> (Connection<Subject>?, Subject?) in
+            guard state.connection === connection else { return (nil, nil) }
+            let dropped = (state.connection, state.subject)
+            state.connection = nil
+            state.subject = nil
+            removeTrackedEdges(label: .connection)
+            removeTrackedEdges(label: .subject)
+            return dropped
+        }
+        _ = dropped
+    }
+
+    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        lazySubject().subscribe(observer)
+    }
+}

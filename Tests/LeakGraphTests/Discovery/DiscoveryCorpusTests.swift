@@ -1,0 +1,74 @@
+import Foundation
+import LeakGraph
+import LeakGraphDump
+import Testing
+
+/// Runs every scenario of the `discovery-corpus` program in a process of its own, through the
+/// dump at exit, and checks the verdict for its labelled objects: a crash, a hang, a false
+/// "leaked" or a missed leak fails.
+@Suite("Discovery corpus (one process per scenario)")
+struct DiscoveryCorpusTests {
+    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("discovery-corpus").path
+
+    static let scenarios: [String] = {
+        guard let output = try? run(["--list"]).output else { return [] }
+        return output.split(separator: "\n").map(String.init)
+    }()
+
+    static func run(_ arguments: [String], environment extra: [String: String] = [:]) throws
+        -> (status: Int32, output: String, errors: String, signalled: Bool)
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let deadline = Date().addingTimeInterval(120)
+        let outData = output.fileHandleForReading.readDataToEndOfFile()
+        let errData = errors.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        return (
+            process.terminationStatus, String(decoding: outData, as: UTF8.self),
+            String(decoding: errData, as: UTF8.self), process.terminationReason == .uncaughtSignal
+        )
+    }
+
+    @Test("the corpus lists its scenarios")
+    func listsScenarios() {
+        #expect(Self.scenarios.count >= 25)
+    }
+
+    @Test("each scenario gives its verdict, without a crash or a hang", arguments: scenarios)
+    func scenario(_ line: String) throws {
+        let parts = line.split(separator: " ").map(String.init)
+        let (name, expected) = (parts[0], parts[1])
+        let directory = NSTemporaryDirectory() + "leakgraph-corpus-\(getpid())-\(name)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Self.run([name], environment: ["LEAKGRAPH_DUMP_DIR": directory, "LEAKGRAPH_STACKS": "off"])
+        #expect(!result.signalled, "crashed: \(result.errors)")
+        #expect(result.status == 0, "\(result.errors)")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        let json = try #require(files.first { $0.hasSuffix(".json") }, "a dump was written: \(result.errors)")
+        let dump = try LeakGraphDump(contentsOf: directory + "/" + json)
+        let mine = dump.snapshot.objects.filter { $0.label == name }
+        let leaked = mine.filter { dump.leakedObjectIDs.contains($0.id) }
+        switch expected {
+        case "leaked":
+            #expect(!mine.isEmpty && leaked.count == mine.count, "\(leaked.count) of \(mine.count) leaked")
+        case "retained":
+            #expect(!mine.isEmpty, "alive")
+            #expect(leaked.isEmpty, "no false leaked verdict: \(leaked.map(\.type))")
+        default:
+            #expect(mine.isEmpty, "freed, but \(mine.count) alive")
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// SplitMix64: a small, fast generator with a fixed seed, so that a failing random test
+/// reproduces. Shared by every test target that draws random graphs, dumps or mutations.
+public struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+
+    /// A generator whose sequence is fixed by `seed`.
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    /// The next 64 random bits.
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
