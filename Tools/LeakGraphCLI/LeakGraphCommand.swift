@@ -56,6 +56,7 @@ package struct LeakGraphCommand: AsyncParsableCommand {
         // The dumps come from other processes: advise on the libraries' own cycles as the
         // processes that wrote them would have.
         LeakAdvice.register(RxLeakAdvice.rules + CombineLeakAdvice.rules)
+        LeakAdvice.registerLibraryClosureHolders(typePrefixes: RxLeakAdvice.closureHolderPrefixes)
         do {
             var command = try parseAsRoot(arguments)
             if let tool = command as? any ToolCommand {

@@ -63,6 +63,8 @@ extension LeakGraph {
 }
 
 /// A weak reference that can cross threads; only `isAlive` is read.
+// @unchecked Sendable: the only state is a `weak` reference, which the runtime reads and clears
+// atomically; the box never hands the object out, it only says whether it is alive.
 private final class WeakBox: @unchecked Sendable {
     private weak var object: AnyObject?
     init(_ object: AnyObject) { self.object = object }

@@ -12,6 +12,7 @@
 /// ```
 public enum LeakAdvice {
     private static let rules = Locked<[LeakAdviceRule]>([])
+    private static let closureHolders = Locked<Set<String>>([])
 
     /// Adds `newRules`, replacing any registered rule with the same name.
     public static func register(_ newRules: [LeakAdviceRule]) {
@@ -28,5 +29,22 @@ public enum LeakAdvice {
     /// The registered rules, in the order they are tried.
     public static var registeredRules: [LeakAdviceRule] {
         rules.withLock { $0 }
+    }
+
+    /// Declares types (by name prefix) of a library that keep closures of their own making:
+    /// when a captured closure's name is unknown (no symbols), a capture held by one of them is
+    /// not blamed on the user's code, so the advice falls to the library's rules instead.
+    ///
+    /// ```swift
+    /// LeakAdvice.registerLibraryClosureHolders(typePrefixes: ["AnonymousObserver"])
+    /// ```
+    public static func registerLibraryClosureHolders(typePrefixes: [String]) {
+        closureHolders.withLock { $0.formUnion(typePrefixes) }
+    }
+
+    /// The type name prefixes declared with ``registerLibraryClosureHolders(typePrefixes:)``,
+    /// sorted.
+    public static var libraryClosureHolderPrefixes: [String] {
+        closureHolders.withLock { $0.sorted() }
     }
 }

@@ -253,7 +253,9 @@ final class TypePlanBox: Sendable {
     var stride: Int { lg_type_stride(unsafeBitCast(type.type, to: UnsafeRawPointer.self)) }
 }
 
-/// An `Any.Type` that can be stored in `Sendable` values: metatypes are immutable metadata.
+/// An `Any.Type` that can be stored in `Sendable` values.
+// @unchecked Sendable: a metatype is a pointer to immutable runtime metadata, valid for the
+// process's lifetime.
 struct MetatypeBox: @unchecked Sendable {
     let type: Any.Type
 }

@@ -102,10 +102,14 @@ public enum LeakTrace {
     /// subscription); a capture inside a library's primitives; a back reference (`parent`,
     /// `delegate`, …); the edge that closes the loop.
     ///
-    /// - Parameter rules: The library rules to try, in order; by default those registered with
-    ///   ``LeakAdvice/register(_:)``.
+    /// - Parameters:
+    ///   - rules: The library rules to try, in order; by default those registered with
+    ///     ``LeakAdvice/register(_:)``.
+    ///   - libraryClosureHolders: Type name prefixes whose unnamed captures are a library's own;
+    ///     by default those registered with ``LeakAdvice/registerLibraryClosureHolders(typePrefixes:)``.
     public static func fix(
-        for cycle: Cycle, in snapshot: GraphSnapshot, rules: [LeakAdviceRule] = LeakAdvice.registeredRules
+        for cycle: Cycle, in snapshot: GraphSnapshot, rules: [LeakAdviceRule] = LeakAdvice.registeredRules,
+        libraryClosureHolders: [String] = LeakAdvice.libraryClosureHolderPrefixes
     ) -> Fix? {
         let steps = cycle.path
         guard let last = steps.last else { return nil }
@@ -118,7 +122,10 @@ public enum LeakTrace {
         }
         let captures = steps.filter { $0.label == "capture" }
         let userCapture = captures.first { step in
-            guard let name = closure(of: step) else { return !type(step.from).hasPrefix("Anonymous") }
+            guard let name = closure(of: step) else {
+                let holder = type(step.from)
+                return !libraryClosureHolders.contains { holder.hasPrefix($0) }
+            }
             return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
                 && !Symbolicator.isDependencyFile(name)
         }

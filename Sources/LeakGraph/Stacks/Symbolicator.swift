@@ -120,11 +120,11 @@ public enum Symbolicator {
     }
 
     private static let ownModulePrefixes = [
-        "$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine",
+        "$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine", "$s13LeakGraphDump",
     ]
     private static let ownSourceDirectories = [
         "/Sources/LeakGraph/", "/Sources/LeakGraphRx/", "/Sources/LeakGraphTesting/", "/Sources/LeakGraphCombine/",
-        "/Sources/CLeakGraphSupport/",
+        "/Sources/LeakGraphDump/", "/Sources/CLeakGraphSupport/",
     ]
 
     /// Whether `file` belongs to a package dependency checked out by SwiftPM (`.build/checkouts`)

@@ -7,8 +7,7 @@ import Synchronization
 ///
 /// The handlers are stored closures, so a snapshot reports what they capture (`capture`).
 @usableFromInline
-final class AnonymousObserver<Element>: TrackedObject, ObserverType, @unchecked Sendable {
-    // @unchecked Sendable: the handlers are immutable; `stopped` is atomic.
+final class AnonymousObserver<Element>: TrackedObject, ObserverType {
     private let stopped = Atomic<Bool>(false)
     private let onNext: ((Element) -> Void)?
     private let onError: ((Swift.Error) -> Void)?

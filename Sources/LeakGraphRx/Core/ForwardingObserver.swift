@@ -3,8 +3,7 @@ import LeakGraph
 /// An observer of one of several upstream subscriptions of a sink (combineLatest, zip,
 /// take(until:)): holds the sink (`parent`) and forwards each event to it through a closure
 /// that captures nothing.
-final class ForwardingObserver<Parent: TrackedObject, Element>: TrackedObject, ObserverType, @unchecked Sendable {
-    // @unchecked Sendable: immutable.
+final class ForwardingObserver<Parent: TrackedObject, Element>: TrackedObject, ObserverType {
     private let parent: Parent
     private let handler: (Parent, Event<Element>) -> Void
 

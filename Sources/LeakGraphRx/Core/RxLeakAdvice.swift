@@ -16,5 +16,12 @@ package enum RxLeakAdvice {
     /// Registers ``rules`` the first time it is read: every subscription reads it, so the rules
     /// are in place before any subscription can leak. After the first time, reading it costs
     /// one check of a once-token.
-    package static let registered: Void = LeakAdvice.register(rules)
+    package static let registered: Void = {
+        LeakAdvice.register(rules)
+        LeakAdvice.registerLibraryClosureHolders(typePrefixes: closureHolderPrefixes)
+    }()
+
+    /// LeakGraphRx's types that keep closures (`AnonymousObserver`, `AnonymousDisposable`,
+    /// `AnonymousObservableSink`, …): an unnamed capture they hold is not blamed on the user.
+    package static let closureHolderPrefixes = ["Anonymous"]
 }

@@ -47,9 +47,8 @@ extension ObservableType {
 /// One connection of a connectable observable to its source: forwards the source's events into
 /// the subject; a terminal event or `dispose()` disconnects it.
 final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: TrackedObject, ObserverType,
-    Cancelable, @unchecked Sendable
+    Cancelable
 {
-    // @unchecked Sendable: mutable state is behind `state`'s mutex; `subject` is immutable.
     typealias Element = Subject.Element
     private struct State {
         var parent: ConnectableObservableAdapter<Subject>?
@@ -105,9 +104,8 @@ final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: 
 
 /// The connectable observable of `publish`, `replay` and `multicast`.
 final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType & ObservableType>:
-    ConnectableObservable<Subject.Element>, @unchecked Sendable
+    ConnectableObservable<Subject.Element>
 {
-    // @unchecked Sendable: mutable state is behind `state`'s mutex.
     private struct State {
         var subject: Subject?
         var connection: Connection<Subject>?

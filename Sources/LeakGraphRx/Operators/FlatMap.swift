@@ -44,10 +44,7 @@ extension ObservableType {
 
 /// The observer of one inner subscription of a flatMap: forwards to its parent sink (`parent`
 /// edge).
-private final class MergeSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType,
-    @unchecked Sendable
-{
-    // @unchecked Sendable: immutable.
+private final class MergeSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType {
     typealias Element = Observer.Element
     private let parent: MergeSink<SourceElement, Observer>
     private let key: CompositeDisposable.DisposeKey

@@ -14,10 +14,7 @@ extension ObservableType {
 }
 
 /// The observer of the current inner subscription of a flatMapLatest.
-private final class SwitchSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType,
-    @unchecked Sendable
-{
-    // @unchecked Sendable: immutable.
+private final class SwitchSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType {
     typealias Element = Observer.Element
     private let parent: SwitchSink<SourceElement, Observer>
     private let id: Int

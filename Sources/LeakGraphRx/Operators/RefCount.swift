@@ -35,8 +35,7 @@ private final class RefCountSink<Observer: ObserverType>: Sink<Observer>, Observ
     }
 }
 
-private final class RefCount<Element>: Producer<Element>, @unchecked Sendable {
-    // @unchecked Sendable: mutable state is behind `state`'s mutex.
+private final class RefCount<Element>: Producer<Element> {
     private struct State {
         var count = 0
         var connection: Disposable?
