@@ -6,10 +6,9 @@ package enum CombineLeakAdvice {
     package static let rules = [
         LeakAdviceRule(
             name: "LeakGraphCombine.subscription", priority: 300,
-            cut: .label([EdgeLabel.subscription.name, EdgeLabel.subscriber.name]),
+            // The texts of `EdgeLabel.subscription` and `.subscriber`, spelled out: creating those
+            // labels registers these rules.
+            cut: .label(["subscription", "subscriber"]),
             advice: "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).")
     ]
-
-    /// Registers ``rules`` the first time it is read (every tracked subscription reads it).
-    package static let registered: Void = LeakAdvice.register(rules)
 }

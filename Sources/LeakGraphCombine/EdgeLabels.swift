@@ -1,8 +1,17 @@
 import LeakGraph
 
 extension EdgeLabel {
-    static let subscription = EdgeLabel("subscription")
-    static let subscriber = EdgeLabel("subscriber")
+    // Creating either label registers LeakGraphCombine's fix advice: the labels are made the
+    // first time a tracked subscription declares a reference, before anything can leak, so the
+    // advice costs the subscription path nothing.
+    static let subscription: EdgeLabel = {
+        LeakAdvice.register(CombineLeakAdvice.rules)
+        return EdgeLabel("subscription")
+    }()
+    static let subscriber: EdgeLabel = {
+        LeakAdvice.register(CombineLeakAdvice.rules)
+        return EdgeLabel("subscriber")
+    }()
 }
 
 /// Declares `owner —label→ target` when `target` is a class instance (subscriptions and

@@ -55,7 +55,6 @@ where Downstream.Input == Input, Downstream.Failure == Failure {
     let combineIdentifier = CombineIdentifier()
 
     init(downstream: Downstream, label: String?) {
-        CombineLeakAdvice.registered
         state = Locked(State(downstream: downstream, upstream: nil))
         super.init(label: label)
         addReference(from: self, to: downstream, label: .subscriber)

@@ -35,7 +35,6 @@ public final class TrackedSubscriber<Input, Failure: Error>: TrackedObject, Subs
         receiveCompletion: @escaping (Subscribers.Completion<Failure>) -> Void = { _ in },
         receiveValue: @escaping (Input) -> Void
     ) {
-        CombineLeakAdvice.registered
         self.receiveValue = receiveValue
         self.receiveCompletion = receiveCompletion
         self.demand = demand

@@ -65,10 +65,7 @@ public enum DotExporter {
     public static func render(_ snapshot: GraphSnapshot, report: LeakReport? = nil, options: Options = Options())
         -> String
     {
-        let snapshot =
-            snapshot.stacks.contains(where: \.needsSymbolication)
-                || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
-            ? Symbolicator.symbolicate(snapshot) : snapshot
+        let snapshot = Symbolicator.symbolicatedIfNeeded(snapshot)
         let report = report ?? LeakDetector.analyze(snapshot)
         return render(
             objects: snapshot.objects, edges: snapshot.edges, stacks: snapshot.stacks, cycles: report.cycles,

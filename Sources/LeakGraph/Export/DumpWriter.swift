@@ -35,7 +35,7 @@ extension LeakGraph {
         let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
         let json = stem + ".json"
         let dot = stem + ".dot"
-        try SafeFileWriter.write(JSONExporter.renderBytes(snapshot, report: report, processID: getpid()), to: json)
+        try SafeFileWriter.write(JSONExporter.write(snapshot, report: report, processID: getpid()), to: json)
         try SafeFileWriter.write(DotExporter.render(snapshot, report: report), to: dot)
         var files = DumpFiles(json: json, dot: dot, svg: nil)
         if renderSVG, Graphviz.dotExecutable != nil {

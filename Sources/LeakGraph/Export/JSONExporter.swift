@@ -32,11 +32,13 @@ public enum JSONExporter {
     public static func renderBytes(_ snapshot: GraphSnapshot, report: LeakReport? = nil, processID: Int32? = nil)
         -> [UInt8]
     {
-        let needsSymbols =
-            snapshot.stacks.contains(where: \.needsSymbolication)
-            || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
-        let snapshot = needsSymbols ? Symbolicator.symbolicate(snapshot) : snapshot
-        let report = report ?? LeakDetector.analyze(snapshot)
+        let snapshot = Symbolicator.symbolicatedIfNeeded(snapshot)
+        return write(snapshot, report: report ?? LeakDetector.analyze(snapshot), processID: processID)
+    }
+
+    /// The dump of a snapshot as it is (no symbolication) with its analysis: a pure function of
+    /// its arguments.
+    package static func write(_ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?) -> [UInt8] {
         var out = JSONWriter(capacity: snapshot.objects.count * 160 + snapshot.edges.count * 110 + 4096)
         typealias Top = DumpSchema.Top
         typealias Object = DumpSchema.Object

@@ -67,6 +67,15 @@ public enum Symbolicator {
         return known.map { $0 ?? Frame(function: nil, file: nil, line: nil, image: nil, isInternal: true) }
     }
 
+    /// `snapshot` symbolicated when some stack or capturing closure has raw addresses only;
+    /// else `snapshot` itself (the exporters' convenience entry points call this).
+    package static func symbolicatedIfNeeded(_ snapshot: GraphSnapshot) -> GraphSnapshot {
+        let needsSymbols =
+            snapshot.stacks.contains(where: \.needsSymbolication)
+            || snapshot.edges.contains { $0.closureAddress != nil && $0.closure == nil }
+        return needsSymbols ? symbolicate(snapshot) : snapshot
+    }
+
     /// Fills in the frames of every stack in `snapshot` and the names of capturing closures.
     public static func symbolicate(_ snapshot: GraphSnapshot) -> GraphSnapshot {
         var result = snapshot

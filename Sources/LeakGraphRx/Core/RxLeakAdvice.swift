@@ -13,13 +13,11 @@ package enum RxLeakAdvice {
             advice: "the subject still holds its subscriber; dispose the subscription or complete the subject."),
     ]
 
-    /// Registers ``rules`` the first time it is read: every subscription reads it, so the rules
-    /// are in place before any subscription can leak. After the first time, reading it costs
-    /// one check of a once-token.
-    package static let registered: Void = {
+    /// Registers ``rules`` and ``closureHolderPrefixes`` (idempotent).
+    package static func register() {
         LeakAdvice.register(rules)
         LeakAdvice.registerLibraryClosureHolders(typePrefixes: closureHolderPrefixes)
-    }()
+    }
 
     /// LeakGraphRx's types that keep closures (`AnonymousObserver`, `AnonymousDisposable`,
     /// `AnonymousObservableSink`, …): an unnamed capture they hold is not blamed on the user.

@@ -21,7 +21,6 @@ public final class SinkDisposer: TrackedObject, Cancelable, @unchecked Sendable 
 
     /// Creates an empty disposer.
     override init(label: String? = nil) {
-        RxLeakAdvice.registered
         super.init(label: label)
     }
 

@@ -110,7 +110,6 @@ final class SubjectSubscription: TrackedObject, Cancelable, @unchecked Sendable 
     private let key: Int
 
     init(owner: UnsubscribeType & TrackedObject, key: Int) {
-        RxLeakAdvice.registered
         self.owner = owner
         self.key = key
         super.init()
