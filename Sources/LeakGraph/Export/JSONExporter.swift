@@ -41,23 +41,16 @@ public enum JSONExporter {
     package static func write(_ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?) -> [UInt8] {
         var out = JSONWriter(capacity: snapshot.objects.count * 160 + snapshot.edges.count * 110 + 4096)
         typealias Top = DumpSchema.Top
-        typealias Object = DumpSchema.Object
-        typealias Edge = DumpSchema.Edge
-        typealias Stack = DumpSchema.Stack
-        typealias CycleField = DumpSchema.Cycle
-        typealias Step = DumpSchema.Step
-        typealias Holder = DumpSchema.Holder
-        typealias Owner = DumpSchema.Owner
-        /// `[`, or `,` between entries, each entry on a line of its own for line-based tools.
-        func separator(_ index: Int, _ out: inout JSONWriter) { out.raw(index > 0 ? ",\n{" : "\n{") }
-        func ints(_ values: [some BinaryInteger], _ out: inout JSONWriter) {
-            out.raw("[")
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.raw(",") }
-                out.int(value)
-            }
-            out.raw("]")
-        }
+        // Every record is written field by field in the schema's order, each value chosen by an
+        // exhaustive switch: a field added to the schema cannot be forgotten here.
+        let objectKeys = DumpRecordKeys<DumpSchema.Object>()
+        let edgeKeys = DumpRecordKeys<DumpSchema.Edge>()
+        let stackKeys = DumpRecordKeys<DumpSchema.Stack>()
+        let cycleKeys = DumpRecordKeys<DumpSchema.Cycle>()
+        let stepKeys = DumpRecordKeys<DumpSchema.Step>()
+        let holderKeys = DumpRecordKeys<DumpSchema.Holder>()
+        let ownerKeys = DumpRecordKeys<DumpSchema.Owner>()
+
         out.raw("{")
         out.key(Top.format, first: true)
         out.string(DumpSchema.formatName)
@@ -69,124 +62,75 @@ public enum JSONExporter {
         }
         out.key(Top.time)
         out.seconds(snapshot.time)
-        out.raw(",\n")
-        out.key(Top.objects, first: true)
-        out.raw("[")
-        for (index, object) in snapshot.objects.enumerated() {
-            separator(index, &out)
-            out.key(Object.id, first: true)
-            out.int(object.id)
-            out.key(Object.type)
-            out.string(object.type)
-            out.key(Object.label)
-            out.optionalString(object.label)
-            out.key(Object.strongRetainCount)
-            out.optionalInt(object.strongRetainCount)
-            out.key(Object.stack)
-            out.optionalInt(object.stack)
-            out.key(Object.time)
-            out.seconds(object.time)
-            out.key(Object.state)
-            out.string(object.state.rawValue)
-            out.key(Object.scope)
-            out.int(object.scope)
-            out.key(Object.leaked)
-            out.bool(report.leakedObjectIDs.contains(object.id))
-            out.raw("}")
-        }
-        out.raw("],\n")
-        out.key(Top.edges, first: true)
-        out.raw("[")
-        for (index, edge) in snapshot.edges.enumerated() {
-            separator(index, &out)
-            out.key(Edge.from, first: true)
-            out.int(edge.from)
-            out.key(Edge.to)
-            out.int(edge.to)
-            out.key(Edge.kind)
-            out.string(edge.kind.rawValue)
-            out.key(Edge.label)
-            out.string(edge.label)
-            out.key(Edge.origin)
-            out.string(edge.origin.rawValue)
-            out.key(Edge.count)
-            out.int(edge.count)
-            out.key(Edge.site)
-            out.optionalInt(edge.site)
-            out.key(Edge.closure)
-            out.optionalString(edge.closure)
-            out.raw("}")
-        }
-        out.raw("],\n")
-        out.key(Top.stacks, first: true)
-        out.raw("[")
-        for (index, stack) in snapshot.stacks.enumerated() {
-            separator(index, &out)
-            out.key(Stack.id, first: true)
-            out.int(stack.id)
-            out.key(Stack.frames)
-            out.raw("[")
-            for (frameIndex, frame) in stack.frames.enumerated() {
-                if frameIndex > 0 { out.raw(",") }
-                out.string(frame)
+        // Each record of the big sections on a line of its own, for line-based tools.
+        out.section(Top.objects, snapshot.objects, keys: objectKeys) { object, field, out in
+            switch field {
+            case .id: out.int(object.id)
+            case .type: out.string(object.type)
+            case .label: out.optionalString(object.label)
+            case .strongRetainCount: out.optionalInt(object.strongRetainCount)
+            case .stack: out.optionalInt(object.stack)
+            case .time: out.seconds(object.time)
+            case .state: out.string(object.state.rawValue)
+            case .scope: out.int(object.scope)
+            case .leaked: out.bool(report.leakedObjectIDs.contains(object.id))
             }
-            out.raw("]")
-            out.key(Stack.userFrame)
-            out.optionalInt(stack.userFrame)
-            out.raw("}")
         }
-        out.raw("],\n")
-        out.key(Top.cycles, first: true)
-        out.raw("[")
-        for (index, cycle) in report.cycles.enumerated() {
-            separator(index, &out)
-            out.key(CycleField.objects, first: true)
-            ints(cycle.objects, &out)
-            out.key(CycleField.leaked)
-            out.bool(cycle.leaked)
-            out.key(CycleField.signature)
-            out.string(cycle.signature)
-            out.key(CycleField.path)
-            out.raw("[")
-            for (stepIndex, step) in cycle.path.enumerated() {
-                out.raw(stepIndex > 0 ? ",{" : "{")
-                out.key(Step.from, first: true)
-                out.int(step.from)
-                out.key(Step.to)
-                out.int(step.to)
-                out.key(Step.label)
-                out.string(step.label)
-                out.raw("}")
+        out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in
+            switch field {
+            case .from: out.int(edge.from)
+            case .to: out.int(edge.to)
+            case .kind: out.string(edge.kind.rawValue)
+            case .label: out.string(edge.label)
+            case .origin: out.string(edge.origin.rawValue)
+            case .count: out.int(edge.count)
+            case .site: out.optionalInt(edge.site)
+            case .closure: out.optionalString(edge.closure)
             }
-            out.raw("]")
-            out.key(CycleField.loop)
-            out.string(cycle.loopDescription)
-            out.key(CycleField.unexplainedHolders)
-            out.raw("[")
-            for (holderIndex, holder) in cycle.unexplainedHolders.enumerated() {
-                out.raw(holderIndex > 0 ? ",{" : "{")
-                out.key(Holder.object, first: true)
-                out.int(holder.object)
-                out.key(Holder.unexplained)
-                out.int(holder.unexplained)
-                out.key(Holder.knownHolders)
-                ints(holder.knownHolders, &out)
-                out.raw("}")
+        }
+        out.section(Top.stacks, snapshot.stacks, keys: stackKeys) { stack, field, out in
+            switch field {
+            case .id: out.int(stack.id)
+            case .frames: out.array(stack.frames) { frame, out in out.string(frame) }
+            case .userFrame: out.optionalInt(stack.userFrame)
             }
-            out.raw("]}")
         }
-        out.raw("],\n")
-        out.key(Top.unknownOwners, first: true)
-        out.raw("[")
-        for (index, owner) in report.unknownOwners.enumerated() {
-            out.raw(index > 0 ? ",{" : "{")
-            out.key(Owner.object, first: true)
-            out.int(owner.object)
-            out.key(Owner.unexplained)
-            out.int(owner.unexplained)
-            out.raw("}")
+        out.section(Top.cycles, report.cycles, keys: cycleKeys) { cycle, field, out in
+            switch field {
+            case .objects: out.array(cycle.objects) { id, out in out.int(id) }
+            case .leaked: out.bool(cycle.leaked)
+            case .signature: out.string(cycle.signature)
+            case .path:
+                out.array(cycle.path) { step, out in
+                    out.record(step, keys: stepKeys) { step, field, out in
+                        switch field {
+                        case .from: out.int(step.from)
+                        case .to: out.int(step.to)
+                        case .label: out.string(step.label)
+                        }
+                    }
+                }
+            case .loop: out.string(cycle.loopDescription)
+            case .unexplainedHolders:
+                out.array(cycle.unexplainedHolders) { holder, out in
+                    out.record(holder, keys: holderKeys) { holder, field, out in
+                        switch field {
+                        case .object: out.int(holder.object)
+                        case .unexplained: out.int(holder.unexplained)
+                        case .knownHolders: out.array(holder.knownHolders) { id, out in out.int(id) }
+                        }
+                    }
+                }
+            }
         }
-        out.raw("]}\n")
+        out.section(Top.unknownOwners, report.unknownOwners, keys: ownerKeys, linePerRecord: false) {
+            owner, field, out in
+            switch field {
+            case .object: out.int(owner.object)
+            case .unexplained: out.int(owner.unexplained)
+            }
+        }
+        out.raw("}\n")
         return out.bytes
     }
 }

@@ -94,4 +94,73 @@ struct JSONWriter {
     mutating func optionalString(_ text: String?) {
         if let text { string(text) } else { raw("null") }
     }
+
+    // MARK: Dump records
+
+    /// `[v1,v2,…]`, each element written by `element`.
+    mutating func array<Element>(_ values: [Element], _ element: (Element, inout JSONWriter) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            element(value, &self)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// `{"f1":v1,"f2":v2,…}` with the fields of `keys` in order, each value written by `value`.
+    @inline(__always)
+    mutating func record<Value, Field>(
+        _ record: Value, keys: DumpRecordKeys<Field>, _ value: (Value, Field, inout JSONWriter) -> Void
+    ) {
+        bytes.append(UInt8(ascii: "{"))
+        keys.text.withUnsafeBufferPointer { text in
+            var start = 0
+            for index in keys.fields.indices {
+                let end = keys.ends[index]
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<end]))
+                value(record, keys.fields[index], &self)
+                start = end
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `,\n"name":[` then the records (each on a line of its own unless `linePerRecord` is
+    /// false) and `]`.
+    mutating func section<Value, Field>(
+        _ name: DumpSchema.Top, _ records: [Value], keys: DumpRecordKeys<Field>, linePerRecord: Bool = true,
+        _ value: (Value, Field, inout JSONWriter) -> Void
+    ) {
+        raw(",\n")
+        key(name, first: true)
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in records.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if linePerRecord { bytes.append(UInt8(ascii: "\n")) }
+            record(element, keys: keys, value)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+}
+
+/// A dump record's fields in writing order, each with its key text (`"name":`, after a comma
+/// but the first), encoded once per export rather than once per record.
+struct DumpRecordKeys<Field: DumpField> {
+    let fields: [Field]
+    /// Every key's text back to back (one buffer: nested arrays cost a retain per field).
+    let text: [UInt8]
+    /// Where each field's key text ends in `text`.
+    let ends: [Int]
+
+    init() {
+        fields = Field.allCases
+        var text: [UInt8] = []
+        var ends: [Int] = []
+        for (index, field) in fields.enumerated() {
+            text += ((index == 0 ? "" : ",") + "\"" + field.rawValue + "\":").utf8
+            ends.append(text.count)
+        }
+        self.text = text
+        self.ends = ends
+    }
 }
