@@ -45,7 +45,7 @@ extension Publisher {
 final class TrackedSubscription<Input, Failure: Error, Downstream: Subscriber>: TrackedObject, Subscriber, Subscription,
     @unchecked Sendable
 where Downstream.Input == Input, Downstream.Failure == Failure {
-    // Sendable by its lock: both references are only touched under `state`.
+    // @unchecked Sendable: both references are only touched under `state`.
     private struct State {
         var downstream: Downstream?
         var upstream: Subscription?

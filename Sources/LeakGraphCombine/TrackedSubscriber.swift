@@ -14,7 +14,8 @@ import LeakGraph
 public final class TrackedSubscriber<Input, Failure: Error>: TrackedObject, Subscriber, Cancellable,
     @unchecked Sendable
 {
-    // Sendable by its lock: `subscription` is only touched under `state`.
+    // @unchecked Sendable: `subscription` is only touched under `state`; the two handlers are
+    // immutable and run on whichever thread the publisher delivers on, as with Combine's `Sink`.
     private let receiveValue: (Input) -> Void
     private let receiveCompletion: (Subscribers.Completion<Failure>) -> Void
     private let state = Locked<Subscription?>(nil)

@@ -169,7 +169,8 @@ public enum LeakCheck {
             return fresh
         }
         guard !unexamined.isEmpty else { return nil }
-        let found = LeakGraph.findLeaksToDescribe()
+        // Symbolicated only when something is reported: most of the time nothing is.
+        let found = LeakGraph.findLeaks()
         let leaked = unexamined.intersection(found.report.leakedObjectIDs)
         let fresh = reportedUnattributed.withLock { reported in
             let fresh = leaked.subtracting(reported)
@@ -177,7 +178,7 @@ public enum LeakCheck {
             return fresh
         }
         guard !fresh.isEmpty else { return nil }
-        let snapshot = found.snapshot
+        let snapshot = Symbolicator.symbolicate(found.snapshot)
         var message = "\(fresh.count) leaked tracked object(s) were allocated outside the task of \(name) while it ran "
         message += "(a DispatchQueue, a Thread or Task.detached), so they are not blamed on it; "
         message += "use .detectLeaks(includingUnscopedObjects: true) in a .serialized suite to fail on them:\n"

@@ -31,7 +31,7 @@ package struct Console: Sendable {
             showsProgress: isatty(2) == 1)
     }
 
-    /// Shows a progress stage (`loading …`, `analysing …`) when standard error is a terminal.
+    /// Shows a progress stage (`loading …`, `loaded …`) when standard error is a terminal.
     package func progress(_ stage: String) {
         if showsProgress { warn("leakgraph: \(stage)") }
     }

@@ -53,8 +53,10 @@ package struct LeakGraphCommand: AsyncParsableCommand {
     ///   - console: Where output, errors and progress go.
     /// - Returns: 0, 1 or 2 (see ``ExitStatus``); 0 for `--help`.
     package static func execute(_ arguments: [String], console: Console) async -> Int32 {
-        // The dumps come from other processes: advise on the libraries' own cycles as the
-        // processes that wrote them would have.
+        // The dumps come from other processes, which may have used any of the libraries: the
+        // tool advises with every library's rules it knows (a process registers only those of
+        // the libraries it used, so a user type named like a library's may be advised on
+        // differently here).
         LeakAdvice.register(RxLeakAdvice.rules + CombineLeakAdvice.rules)
         LeakAdvice.registerLibraryClosureHolders(typePrefixes: RxLeakAdvice.closureHolderPrefixes)
         do {

@@ -19,7 +19,7 @@ public enum SafeFileWriter {
     }
 
     /// Creates `directory` and its parents when missing.
-    public static func createDirectory(_ directory: String) throws(Failure) {
+    package static func createDirectory(_ directory: String) throws(Failure) {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw Failure(path: directory, reason: "exists and is not a directory") }
@@ -38,7 +38,7 @@ public enum SafeFileWriter {
     ///
     /// - Parameter replace: Allow replacing an existing file (only for files the caller owns,
     ///   such as a test's own artifacts).
-    public static func write(_ contents: String, to path: String, replace: Bool = false) throws(Failure) {
+    package static func write(_ contents: String, to path: String, replace: Bool = false) throws(Failure) {
         var text = contents
         let result = text.withUTF8 { buffer in
             Result { () throws(Failure) in try write(bytes: buffer, to: path, replace: replace) }
@@ -47,7 +47,7 @@ public enum SafeFileWriter {
     }
 
     /// Writes `bytes` like ``write(_:to:replace:)``.
-    public static func write(_ bytes: [UInt8], to path: String, replace: Bool = false) throws(Failure) {
+    package static func write(_ bytes: [UInt8], to path: String, replace: Bool = false) throws(Failure) {
         let result = bytes.withUnsafeBufferPointer { buffer in
             Result { () throws(Failure) in try write(bytes: buffer, to: path, replace: replace) }
         }
@@ -85,8 +85,9 @@ public enum SafeFileWriter {
         }
     }
 
-    /// Flushes a regular file to its device, so that a dump reported written survives a crash
-    /// of the machine; pipes and devices (`/dev/stdout`) have nothing to flush and fail fsync.
+    /// Flushes a regular file's contents to its device before the write is reported done (the
+    /// directory entry is not flushed); pipes and devices (`/dev/stdout`) have nothing to flush
+    /// and would fail fsync. A failed fsync counts as a failed write.
     private static func fsyncIfRegular(_ descriptor: Int32) -> Int32 {
         var info = stat()
         guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return 0 }

@@ -1,25 +1,25 @@
 import Foundation
 
 /// Renders dot files with Graphviz's `dot`, when it is installed.
-public enum Graphviz {
+package enum Graphviz {
     /// Why rendering failed.
-    public struct Failure: Error, Sendable, CustomStringConvertible {
+    package struct Failure: Error, Sendable, CustomStringConvertible {
         /// One-line description.
-        public var description: String
+        package var description: String
     }
 
     /// The `dot` executable, if on the `PATH`.
-    public static var dotExecutable: String? { ExternalSymbolizer.find("dot", includingDefaultFolders: false) }
+    package static var dotExecutable: String? { ExternalSymbolizer.find("dot", includingDefaultFolders: false) }
 
     /// The hint printed when `dot` is missing.
-    public static let installHint =
+    package static let installHint =
         "Graphviz is not installed: install it with `sudo apt-get install -y graphviz` (Debian/Ubuntu) or `brew install graphviz` (macOS)"
 
     /// Renders `dotFile` to `output` in `format` (`svg`, `png`, `pdf`).
     ///
     /// Layout time grows steeply with size: keep graphs under about 1,000 nodes. The child
     /// process is killed after `timeout` seconds.
-    public static func render(dotFile: String, to output: String, format: String = "svg", timeout: TimeInterval = 120)
+    package static func render(dotFile: String, to output: String, format: String = "svg", timeout: TimeInterval = 120)
         throws(Failure)
     {
         guard ["svg", "png", "pdf"].contains(format) else {

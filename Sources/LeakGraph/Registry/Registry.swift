@@ -16,12 +16,18 @@ import Synchronization
 final class Registry: Sendable {
     static let shared = Registry()
 
-    /// Read and written only by the registry's own methods and by the ``Snapshotter``, which
-    /// copies it; everything else asks through the methods below.
-    let state: Locked<RegistryState>
+    /// Read and written only by the registry's own methods; the ``Snapshotter`` copies it
+    /// through ``withStateForSnapshot(_:)``.
+    private let state: Locked<RegistryState>
 
     private init() {
         state = Locked(RegistryState())
+    }
+
+    /// Runs `body` under the registry's lock with its state: for the ``Snapshotter`` only, which
+    /// copies the objects and edges and takes its holds in one critical section.
+    func withStateForSnapshot<Result>(_ body: (inout RegistryState) -> Result) -> Result {
+        state.withLock(body)
     }
 
     // MARK: Counts and settings
@@ -191,40 +197,6 @@ final class Registry: Sendable {
 /// such an object alive).
 struct WeakReference: @unchecked Sendable {  // only touched under the registry lock
     weak var object: AnyObject?
-}
-
-/// Captures stacks on the hot path, before the registry lock is taken, into temporary storage.
-enum StackCapture {
-    /// Whether the configured mode wants a stack for this allocation (advances the sample counter).
-    @inline(__always)
-    static func wanted() -> Int {
-        let configuration = Configuration.shared
-        let interval = configuration.stackInterval.load(ordering: .relaxed)
-        if interval == 0 { return 0 }
-        if interval > 1 {
-            let n = configuration.allocationCounter.wrappingAdd(1, ordering: .relaxed).newValue
-            if n % interval != 0 { return 0 }
-        }
-        return configuration.stackDepth.load(ordering: .relaxed)
-    }
-
-    /// Calls `body` with the caller's stack (minus `skip` frames) when the mode wants one for this
-    /// allocation, or with nil.
-    @inline(__always)
-    static func withStackIfWanted<R>(skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
-        let depth = wanted()
-        if depth == 0 { return body(nil) }
-        return withStack(depth: depth, skip: skip + 1, body)
-    }
-
-    @inline(never)
-    static func withStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
-        if depth <= 0 { return body(nil) }
-        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: depth) { buffer in
-            let count = Int(lg_capture_stack(buffer.baseAddress!, Int32(depth), Int32(skip + 1)))
-            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
-        }
-    }
 }
 
 func coarseWallClockNanoseconds() -> UInt64 {

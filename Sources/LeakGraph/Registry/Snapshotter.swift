@@ -108,7 +108,7 @@ enum Snapshotter {
         var rawEdges: [RawEdge] = []
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
-        registry.state.withLock { state in
+        registry.withStateForSnapshot { state in
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
             retainCounts.reserveCapacity(state.liveCount)

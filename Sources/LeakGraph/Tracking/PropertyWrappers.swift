@@ -14,17 +14,17 @@
 @propertyWrapper
 public struct StrongRef<Target: AnyObject>: TrackedReferenceStorage {
     static var edgeKind: EdgeKind { .strong }
-    var target: Target?
+    var storage: Target?
     var label: EdgeLabel?
 
     /// A strong reference labelled with the property name.
     public init(wrappedValue: Target? = nil) {
-        target = wrappedValue
+        storage = wrappedValue
     }
 
     /// A strong reference with an explicit edge label.
     public init(wrappedValue: Target? = nil, _ label: String) {
-        target = wrappedValue
+        storage = wrappedValue
         self.label = EdgeLabel(label)
     }
 
@@ -41,7 +41,7 @@ public struct StrongRef<Target: AnyObject>: TrackedReferenceStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Target?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Target? {
-        get { owner[keyPath: storageKeyPath].target }
+        get { owner[keyPath: storageKeyPath].storage }
         set { assign(newValue, in: owner, storage: storageKeyPath) }
     }
 }
@@ -56,17 +56,17 @@ public struct StrongRef<Target: AnyObject>: TrackedReferenceStorage {
 @propertyWrapper
 public struct WeakRef<Target: AnyObject>: TrackedReferenceStorage {
     static var edgeKind: EdgeKind { .weak }
-    weak var target: Target?
+    weak var storage: Target?
     var label: EdgeLabel?
 
     /// A weak reference labelled with the property name.
     public init(wrappedValue: Target? = nil) {
-        target = wrappedValue
+        storage = wrappedValue
     }
 
     /// A weak reference with an explicit edge label.
     public init(wrappedValue: Target? = nil, _ label: String) {
-        target = wrappedValue
+        storage = wrappedValue
         self.label = EdgeLabel(label)
     }
 
@@ -83,7 +83,7 @@ public struct WeakRef<Target: AnyObject>: TrackedReferenceStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Target?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Target? {
-        get { owner[keyPath: storageKeyPath].target }
+        get { owner[keyPath: storageKeyPath].storage }
         set { assign(newValue, in: owner, storage: storageKeyPath) }
     }
 }
@@ -94,7 +94,9 @@ protocol TrackedReferenceStorage {
     associatedtype Target: AnyObject
     /// The kind of edge the wrapper reports.
     static var edgeKind: EdgeKind { get }
-    var target: Target? { get set }
+    /// Named `storage` in both wrappers: discovery labels references found inside a wrapper
+    /// with this field name (`_peer.storage`), and those labels are part of cycle signatures.
+    var storage: Target? { get set }
     var label: EdgeLabel? { get set }
 }
 
@@ -103,9 +105,9 @@ extension TrackedReferenceStorage {
     static func assign<Owner: TrackedObject>(
         _ newValue: Target?, in owner: Owner, storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) {
-        let old = owner[keyPath: storageKeyPath].target
+        let old = owner[keyPath: storageKeyPath].storage
         let label = label(owner, storageKeyPath)
-        owner[keyPath: storageKeyPath].target = newValue
+        owner[keyPath: storageKeyPath].storage = newValue
         guard old !== newValue else { return }
         reportEdge(owner: owner, old: old, new: newValue, kind: edgeKind, label: label)
     }

@@ -51,27 +51,36 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
 
 /// Global hooks.
 public enum Hooks {
-    /// The type of ``defaultErrorHandler``: it may be called on any thread that delivers an
-    /// error, so it must be `@Sendable`.
-    public typealias DefaultErrorHandler = @Sendable (Swift.Error) -> Void
+    /// The type of ``defaultErrorHandler``.
+    public typealias DefaultErrorHandler = (Swift.Error) -> Void
 
-    private static let errorHandler = Locked<DefaultErrorHandler> { error in
-        print("Unhandled error happened: \(error)")
+    /// The handler, boxed so that the lock's state is `Sendable`.
+    // @unchecked Sendable: the box is immutable; the closure it holds is called on whichever
+    // thread delivers an unhandled error, as in RxSwift, so it is the handler's own business to
+    // be thread-safe (the default only prints).
+    private struct HandlerBox: @unchecked Sendable {
+        let handler: DefaultErrorHandler
     }
 
+    private static let errorHandler = Locked(
+        HandlerBox { error in
+            print("Unhandled error happened: \(error)")
+        })
+
     /// Called for an error no `onError` handler received (default: prints it). Reading and
-    /// replacing it are safe from any thread.
+    /// replacing it are safe from any thread; the handler itself runs on the thread that
+    /// delivers the error.
     ///
     /// ```swift
     /// Hooks.defaultErrorHandler = { error in Issue.record("unhandled \(error)") }
     /// ```
     public static var defaultErrorHandler: DefaultErrorHandler {
-        get { errorHandler.withLock { $0 } }
+        get { errorHandler.withLock { $0.handler } }
         set {
             // The old handler is released after unlocking: its captures may run arbitrary deinits.
-            let old = errorHandler.withLock { handler in
-                defer { handler = newValue }
-                return handler
+            let old = errorHandler.withLock { box in
+                defer { box = HandlerBox(handler: newValue) }
+                return box
             }
             _ = old
         }
