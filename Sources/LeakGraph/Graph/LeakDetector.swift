@@ -36,18 +36,7 @@ struct StrongGraph {
 
     init(_ snapshot: GraphSnapshot) {
         count = snapshot.objects.count
-        let ids = snapshot.objects.map(\.id)
-        func index(_ id: UInt64) -> Int {
-            ids.withUnsafeBufferPointer { buffer in
-                var low = 0
-                var high = buffer.count
-                while low < high {
-                    let mid = (low &+ high) >> 1
-                    if buffer[mid] < id { low = mid &+ 1 } else { high = mid }
-                }
-                return low < buffer.count && buffer[low] == id ? low : -1
-            }
-        }
+        let index = NodeIndex(snapshot.objects)
         var from: [Int32] = []
         var to: [Int32] = []
         var weight: [Int32] = []
@@ -57,21 +46,31 @@ struct StrongGraph {
         to.reserveCapacity(snapshot.edges.count)
         weight.reserveCapacity(snapshot.edges.count)
         label.reserveCapacity(snapshot.edges.count)
+        // A few labels make up nearly all edges (an owner's references, a library's roles):
+        // comparing with the last few labels seen skips most of the hashing.
+        var recent: [(label: String, id: Int32)] = []
         for edge in snapshot.edges where edge.kind == .strong {
-            let source = index(edge.from)
-            let target = index(edge.to)
+            let source = index.node(of: edge.from)
+            let target = index.node(of: edge.to)
             guard source >= 0, target >= 0 else { continue }
             from.append(Int32(source))
             to.append(Int32(target))
             weight.append(Int32(clamping: max(0, edge.count)))
-            if let id = labelIDs[edge.label] {
-                label.append(id)
+            if let hit = recent.firstIndex(where: { $0.label == edge.label }) {
+                label.append(recent[hit].id)
+                continue
+            }
+            let id: Int32
+            if let known = labelIDs[edge.label] {
+                id = known
             } else {
-                let id = Int32(labelNames.count)
+                id = Int32(labelNames.count)
                 labelIDs[edge.label] = id
                 labelNames.append(edge.label)
-                label.append(id)
             }
+            if recent.count == 4 { recent.removeFirst() }
+            recent.append((edge.label, id))
+            label.append(id)
         }
         var offsets = [Int32](repeating: 0, count: count + 1)
         var inWeight = [Int](repeating: 0, count: count)
@@ -98,15 +97,14 @@ struct StrongGraph {
         self.inWeight = inWeight
     }
 
-    /// Components in Tarjan's emission order (every component after all it can reach), each a
-    /// list of node indices; `component[i]` names node i's.
-    func stronglyConnectedComponents() -> (members: [[Int32]], component: [Int32]) {
+    /// Components in Tarjan's emission order (every component after all it can reach);
+    /// `component[i]` names node i's.
+    func stronglyConnectedComponents() -> Components {
         var index = [Int32](repeating: -1, count: count)
         var lowlink = [Int32](repeating: 0, count: count)
         var onStack = [Bool](repeating: false, count: count)
-        var component = [Int32](repeating: -1, count: count)
+        var components = Components(nodeCount: count)
         var stack: [Int32] = []
-        var members: [[Int32]] = []
         var callStack: [(node: Int32, edge: Int32)] = []
         var nextIndex: Int32 = 0
         for root in 0..<count where index[root] < 0 {
@@ -144,19 +142,18 @@ struct StrongGraph {
                     lowlink[Int(parent.node)] = min(lowlink[Int(parent.node)], lowlink[node])
                 }
                 if lowlink[node] == index[node] {
-                    var group: [Int32] = []
-                    let id = Int32(members.count)
+                    let id = Int32(components.count)
                     while let top = stack.popLast() {
                         onStack[Int(top)] = false
-                        component[Int(top)] = id
-                        group.append(top)
+                        components.component[Int(top)] = id
+                        components.nodes.append(top)
                         if Int(top) == node { break }
                     }
-                    members.append(group)
+                    components.ends.append(Int32(components.nodes.count))
                 }
             }
         }
-        return (members, component)
+        return components
     }
 
     func hasSelfLoop(_ node: Int) -> Bool {
@@ -165,18 +162,85 @@ struct StrongGraph {
     }
 }
 
+/// Strongly connected components, flat: component `c`'s nodes are
+/// `nodes[start(c)..<ends[c]]` (one buffer instead of an array per component: a million
+/// components would be a million allocations).
+struct Components {
+    var nodes: [Int32] = []
+    var ends: [Int32] = []
+    /// Node → its component.
+    var component: [Int32]
+
+    init(nodeCount: Int) {
+        component = [Int32](repeating: -1, count: nodeCount)
+        nodes.reserveCapacity(nodeCount)
+    }
+
+    var count: Int { ends.count }
+
+    /// Component `id`'s nodes.
+    @inline(__always)
+    func members(_ id: Int) -> ArraySlice<Int32> {
+        nodes[(id == 0 ? 0 : Int(ends[id - 1]))..<Int(ends[id])]
+    }
+}
+
+/// Snapshot object ids to node indices: a direct table when the tracked ids are dense enough
+/// (they are handed out in order, so they nearly always are), else binary search; discovered
+/// nodes (ids from ``ObjectInfo/discoveredNodeIDBase``) are few and always searched.
+struct NodeIndex {
+    private let ids: [UInt64]
+    private let direct: [Int32]
+    private let base: UInt64
+    /// Objects below this index have tracked ids; the rest are discovered nodes.
+    private let trackedCount: Int
+
+    init(_ objects: [ObjectInfo]) {
+        ids = objects.map(\.id)
+        var tracked = ids.count
+        while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
+        trackedCount = tracked
+        let low = tracked > 0 ? ids[0] : 0
+        let span = tracked > 0 ? ids[tracked - 1] - low + 1 : 0
+        if tracked > 0 && span <= UInt64(4 * tracked + 1024) {
+            var table = [Int32](repeating: -1, count: Int(span))
+            for position in 0..<tracked { table[Int(ids[position] - low)] = Int32(position) }
+            direct = table
+        } else {
+            direct = []
+        }
+        base = low
+    }
+
+    /// The node of `id`, or -1.
+    @inline(__always)
+    func node(of id: UInt64) -> Int {
+        if !direct.isEmpty && id >= base && id - base < UInt64(direct.count) {
+            return Int(direct[Int(id - base)])
+        }
+        return ids.withUnsafeBufferPointer { buffer in
+            var low = direct.isEmpty ? 0 : trackedCount
+            var high = buffer.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if buffer[mid] < id { low = mid &+ 1 } else { high = mid }
+            }
+            return low < buffer.count && buffer[low] == id ? low : -1
+        }
+    }
+}
+
 /// Computes verdicts, loops and signatures from the components.
 private struct Verdicts {
     let snapshot: GraphSnapshot
     let graph: StrongGraph
-    let members: [[Int32]]
-    let component: [Int32]
+    let components: Components
+    var component: [Int32] { components.component }
 
-    init(snapshot: GraphSnapshot, graph: StrongGraph, components: (members: [[Int32]], component: [Int32])) {
+    init(snapshot: GraphSnapshot, graph: StrongGraph, components: Components) {
         self.snapshot = snapshot
         self.graph = graph
-        self.members = components.members
-        self.component = components.component
+        self.components = components
     }
 
     /// Retain counts as the verdict uses them: clamped so that hand-made or damaged inputs
@@ -189,12 +253,13 @@ private struct Verdicts {
         let count = graph.count
         var internalWeight = [Int](repeating: 0, count: count)
         var fromGarbage = [Int](repeating: 0, count: count)
-        var garbage = [Bool](repeating: false, count: members.count)
-        var isCycle = [Bool](repeating: false, count: members.count)
+        let component = components.component
+        var garbage = [Bool](repeating: false, count: components.count)
+        var isCycle = [Bool](repeating: false, count: components.count)
         // Tarjan emits sinks first; holders must be decided before what they hold.
-        for componentID in stride(from: members.count - 1, through: 0, by: -1) {
-            let group = members[componentID]
-            isCycle[componentID] = group.count > 1 || graph.hasSelfLoop(Int(group[0]))
+        for componentID in stride(from: components.count - 1, through: 0, by: -1) {
+            let group = components.members(componentID)
+            isCycle[componentID] = group.count > 1 || graph.hasSelfLoop(Int(group[group.startIndex]))
             for node in group {
                 let node = Int(node)
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
@@ -225,16 +290,23 @@ private struct Verdicts {
         }
 
         var leaked = Set<UInt64>()
+        var garbageCount = 0
+        for componentID in 0..<components.count where garbage[componentID] {
+            garbageCount += components.members(componentID).count
+        }
+        leaked.reserveCapacity(garbageCount)
         var cycles: [Cycle] = []
         // Member node → (its cycle, its place among the cycle's holders): naming known holders
         // is then one lookup per edge, linear however many outside holders there are.
         var retainedMembers: [Int: (cycle: Int, holder: Int)] = [:]
-        for (componentID, group) in members.enumerated() {
+        var scratch = LoopScratch()
+        for componentID in 0..<components.count {
+            let group = components.members(componentID)
             if garbage[componentID] {
                 for node in group { leaked.insert(snapshot.objects[Int(node)].id) }
             }
             guard isCycle[componentID] else { continue }
-            var cycle = describe(group, leaked: garbage[componentID])
+            var cycle = describe(group, leaked: garbage[componentID], scratch: &scratch)
             if !garbage[componentID] {
                 for node in group.sorted() {
                     let node = Int(node)
@@ -282,75 +354,113 @@ private struct Verdicts {
             cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
     }
 
+    /// Buffers `describe` reuses from one cycle to the next (hundreds of thousands of small
+    /// cycles would otherwise allocate several arrays and a dictionary each).
+    struct LoopScratch {
+        /// Visited nodes in breadth-first order, with the queue position and label of the step
+        /// that reached each.
+        var queue: [Int32] = []
+        var parent: [Int32] = []
+        var parentLabel: [Int32] = []
+        /// Node → queue position, for components too big to search the queue linearly.
+        var position: [Int32: Int32] = [:]
+        var neighbours: [(target: Int32, label: Int32)] = []
+    }
+
+    /// Whether node `a` comes before node `b` in canonical order: by type, label, then id.
+    private func precedes(_ a: Int, _ b: Int) -> Bool {
+        let x = snapshot.objects[a]
+        let y = snapshot.objects[b]
+        if x.type != y.type { return x.type < y.type }
+        if (x.label ?? "") != (y.label ?? "") { return (x.label ?? "") < (y.label ?? "") }
+        return x.id < y.id
+    }
+
     /// One loop through the component, from its canonical start, found breadth-first.
-    private func describe(_ group: [Int32], leaked: Bool) -> Cycle {
+    private func describe(_ group: ArraySlice<Int32>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
+        // Locals, not `self.…` inside the closures below: a closure reading a stored property
+        // of this struct copies the whole struct on every call.
         let objects = snapshot.objects
-        let start = Int(
-            group.min { a, b in
-                let x = objects[Int(a)]
-                let y = objects[Int(b)]
-                if x.type != y.type { return x.type < y.type }
-                if (x.label ?? "") != (y.label ?? "") { return (x.label ?? "") < (y.label ?? "") }
-                return x.id < y.id
-            }!)
+        let labelNames = graph.labelNames
+        var start = Int(group[group.startIndex])
+        for candidate in group.dropFirst() where precedes(Int(candidate), start) { start = Int(candidate) }
         let componentID = component[start]
         let sortNeighbours = group.count <= 1_000
-        func neighbours(_ node: Int) -> [(target: Int, label: String)] {
-            var list: [(target: Int, label: String)] = []
+        let hashed = group.count > 64
+        scratch.queue.removeAll(keepingCapacity: true)
+        scratch.parent.removeAll(keepingCapacity: true)
+        scratch.parentLabel.removeAll(keepingCapacity: true)
+        if hashed { scratch.position.removeAll(keepingCapacity: true) }
+        func visited(_ node: Int32, _ scratch: LoopScratch) -> Bool {
+            hashed ? scratch.position[node] != nil : scratch.queue.contains(node)
+        }
+        scratch.queue.append(Int32(start))
+        scratch.parent.append(-1)
+        scratch.parentLabel.append(-1)
+        if hashed { scratch.position[Int32(start)] = 0 }
+        // BFS from start until an edge leads back to start.
+        var head = 0
+        var closing: (position: Int, label: Int32)?
+        search: while head < scratch.queue.count {
+            let node = Int(scratch.queue[head])
+            scratch.neighbours.removeAll(keepingCapacity: true)
             for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
-                let target = Int(graph.targets[edge])
-                if component[target] == componentID {
-                    list.append((target, graph.labelNames[Int(graph.labels[edge])]))
-                }
+                let target = graph.targets[edge]
+                if component[Int(target)] == componentID { scratch.neighbours.append((target, graph.labels[edge])) }
             }
-            if sortNeighbours {
-                list.sort { a, b in
-                    if a.label != b.label { return a.label < b.label }
-                    let (x, y) = (objects[a.target], objects[b.target])
+            if sortNeighbours && scratch.neighbours.count > 1 {
+                scratch.neighbours.sort { a, b in
+                    if a.label != b.label { return labelNames[Int(a.label)] < labelNames[Int(b.label)] }
+                    let (x, y) = (objects[Int(a.target)], objects[Int(b.target)])
                     if x.type != y.type { return x.type < y.type }
                     return x.id < y.id
                 }
             }
-            return list
-        }
-        // BFS from start until an edge leads back to start.
-        var parent: [Int: (node: Int, label: String)] = [:]
-        var queue = [start]
-        var head = 0
-        var closing: (node: Int, label: String)?
-        search: while head < queue.count {
-            let node = queue[head]
-            head += 1
-            for (target, label) in neighbours(node) {
-                if target == start {
-                    closing = (node, label)
+            for (target, label) in scratch.neighbours {
+                if Int(target) == start {
+                    closing = (head, label)
                     break search
                 }
-                if parent[target] == nil {
-                    parent[target] = (node, label)
-                    queue.append(target)
+                if !visited(target, scratch) {
+                    if hashed { scratch.position[target] = Int32(scratch.queue.count) }
+                    scratch.queue.append(target)
+                    scratch.parent.append(Int32(head))
+                    scratch.parentLabel.append(label)
                 }
             }
+            head += 1
         }
         var steps: [Cycle.PathStep] = []
+        // Each step's target node, in step order, for the loop's text.
+        var stepTargets: [Int] = []
         if let closing {
-            steps.append(Cycle.PathStep(from: objects[closing.node].id, to: objects[start].id, label: closing.label))
-            var node = closing.node
-            while node != start, let previous = parent[node] {
+            func id(_ position: Int) -> UInt64 { objects[Int(scratch.queue[position])].id }
+            steps.append(
+                Cycle.PathStep(
+                    from: id(closing.position), to: objects[start].id,
+                    label: graph.labelNames[Int(closing.label)]))
+            stepTargets.append(start)
+            var position = closing.position
+            while position != 0 {
+                let previous = Int(scratch.parent[position])
                 steps.append(
-                    Cycle.PathStep(from: objects[previous.node].id, to: objects[node].id, label: previous.label))
-                node = previous.node
+                    Cycle.PathStep(
+                        from: id(previous), to: id(position),
+                        label: graph.labelNames[Int(scratch.parentLabel[position])]))
+                stepTargets.append(Int(scratch.queue[position]))
+                position = previous
             }
             steps.reverse()
+            stepTargets.reverse()
         }
         var text = objects[start].type
-        for step in steps {
-            text += " —\(step.label)→ " + (snapshot.object(step.to)?.type ?? "?")
+        for (step, target) in zip(steps, stepTargets) {
+            text += " —\(step.label)→ " + objects[target].type
         }
         var signature = text
         if group.count > steps.count { signature += " (+\(group.count - steps.count))" }
         return Cycle(
-            objects: group.map { objects[Int($0)].id }.sorted(), leaked: leaked, signature: signature, path: steps,
+            objects: group.sorted().map { objects[Int($0)].id }, leaked: leaked, signature: signature, path: steps,
             loopDescription: text)
     }
 }
