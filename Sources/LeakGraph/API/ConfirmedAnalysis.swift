@@ -25,16 +25,26 @@ extension LeakGraph {
         // snapshot: when a leak goes through one, the second look is a full one too, and every
         // strong in-edge is compared, not only declared ones.
         let throughDiscovered = firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
-        let before = Fingerprints(first, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
+        // The leaked ids in a fixed order: both looks fill arrays in this order and compare them
+        // slot by slot (no hashing per object or edge).
+        let leakedIDs = firstReport.leakedObjectIDs.sorted()
+        let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered)
         // Another thread's snapshot letting go of its holds at that very moment over-counts a
         // retain count for an instant: a real leak cannot change, so look again (a few times,
         // a millisecond apart) before calling a difference real.
         var confirmed = Set<UInt64>()
         for attempt in 0..<5 {
             if attempt > 0 { usleep(1_000) }
-            let second = snapshot(options: throughDiscovered ? options : .declaredOnly)
-            let after = Fingerprints(second, ids: firstReport.leakedObjectIDs, declaredOnly: !throughDiscovered)
-            confirmed = firstReport.leakedObjectIDs.filter { before.values[$0] == after.values[$0] }
+            // Declared-only, the second look reads the few numbers it compares straight from the
+            // registry instead of building a whole snapshot.
+            let after =
+                throughDiscovered
+                ? Fingerprints(snapshot(options: options), ids: leakedIDs, declaredOnly: false).values
+                : Snapshotter.declaredFingerprints(Registry.shared, ids: leakedIDs)
+            confirmed = []
+            for (slot, id) in leakedIDs.enumerated() where before.values[slot] == after[slot] {
+                confirmed.insert(id)
+            }
             if confirmed.count == firstReport.leakedObjectIDs.count { break }
         }
         var report = firstReport
@@ -59,30 +69,36 @@ extension LeakGraph {
     }
 }
 
-/// Per object: retain count and its declared strong in-edges (as an order-independent hash),
-/// to compare two snapshots.
+/// The ``Fingerprint`` of each of `ids` in a snapshot; `values[i]` describes `ids[i]`.
 private struct Fingerprints {
-    struct Value: Equatable {
-        var retainCount: Int?
-        var edgeCount = 0
-        var edgeHash: UInt64 = 0
-    }
+    var values: [Fingerprint]
 
-    var values: [UInt64: Value] = [:]
-
-    init(_ snapshot: GraphSnapshot, ids: Set<UInt64>, declaredOnly: Bool) {
-        values.reserveCapacity(ids.count)
-        for object in snapshot.objects where ids.contains(object.id) {
-            values[object.id] = Value(retainCount: object.strongRetainCount)
+    init(_ snapshot: GraphSnapshot, ids: [UInt64], declaredOnly: Bool) {
+        values = [Fingerprint](repeating: Fingerprint(), count: ids.count)
+        let index = NodeIndex(snapshot.objects)
+        // Node → slot in `ids`, so that each edge costs two array lookups.
+        var slotOfNode = [Int32](repeating: -1, count: snapshot.objects.count)
+        for (slot, id) in ids.enumerated() {
+            let node = index.node(of: id)
+            guard node >= 0 else { continue }
+            slotOfNode[node] = Int32(slot)
+            values[slot].present = true
+            values[slot].retainCount = snapshot.objects[node].strongRetainCount
         }
-        for edge in snapshot.edges
-        where edge.kind == .strong && (edge.origin == .declared || !declaredOnly) && ids.contains(edge.to) {
-            var hasher = Hasher()
-            hasher.combine(edge.from)
-            hasher.combine(edge.label)
-            hasher.combine(edge.count)
-            values[edge.to, default: Value()].edgeCount += 1
-            values[edge.to, default: Value()].edgeHash &+= UInt64(bitPattern: Int64(hasher.finalize()))
+        // Labels are few: hash each distinct one once.
+        var recentLabels: [(label: String, hash: Int)] = []
+        for edge in snapshot.edges where edge.kind == .strong && (edge.origin == .declared || !declaredOnly) {
+            let node = index.node(of: edge.to)
+            guard node >= 0, case let slot = Int(slotOfNode[node]), slot >= 0 else { continue }
+            let labelHash: Int
+            if let known = recentLabels.first(where: { $0.label == edge.label }) {
+                labelHash = known.hash
+            } else {
+                labelHash = edge.label.hashValue
+                if recentLabels.count == 4 { recentLabels.removeFirst() }
+                recentLabels.append((edge.label, labelHash))
+            }
+            values[slot].add(from: edge.from, labelHash: labelHash, count: edge.count)
         }
     }
 }

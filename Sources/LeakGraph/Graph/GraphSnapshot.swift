@@ -26,7 +26,10 @@ public struct GraphSnapshot: Sendable, Hashable {
 
     /// Creates a snapshot from parts (tests and tools build graphs this way).
     public init(objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo] = [], time: Double = 0) {
-        self.objects = objects.sorted { $0.id < $1.id }
+        // Already in id order is the common case (a registry without deaths, a dump): checking
+        // is one pass, sorting copies every object.
+        let ordered = objects.indices.dropFirst().allSatisfy { objects[$0 - 1].id < objects[$0].id }
+        self.objects = ordered ? objects : objects.sorted { $0.id < $1.id }
         self.edges = edges
         self.stacks = stacks
         self.time = time

@@ -196,7 +196,12 @@ struct NodeIndex {
     private let trackedCount: Int
 
     init(_ objects: [ObjectInfo]) {
-        ids = objects.map(\.id)
+        self.init(ids: objects.map(\.id))
+    }
+
+    /// An index of `ids`, which must be ascending.
+    init(ids: [UInt64]) {
+        self.ids = ids
         var tracked = ids.count
         while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
         trackedCount = tracked

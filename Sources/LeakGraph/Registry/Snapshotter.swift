@@ -37,7 +37,7 @@ enum Snapshotter {
     private static let holdingGate = Locked(0)  // the count of holding snapshots taken
     /// Holds that snapshots have taken and not yet let go of, by address: other snapshots
     /// subtract them from the retain counts they read.
-    private static let releasing = Locked<[UInt: Int]>([:])
+    static let releasing = Locked<[UInt: Int]>([:])
 
     /// How many snapshots are releasing their holds right now (on any thread).
     private static let releasesInFlight = Atomic<Int>(0)
@@ -336,54 +336,109 @@ enum Snapshotter {
         _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
         indexOfAddress: [UInt: Int], trackedCount: Int
     ) -> [EdgeInfo] {
-        var declaredStrong: [Pair: Int] = [:]
-        var declaredOther: Set<Pair> = []
-        for (from, to, kind, count) in declared {
-            if kind == .strong || kind == .unknown {
-                declaredStrong[Pair(from: from, to: to), default: 0] += count
+        // Both sides sorted by (from, to) and walked together: a million references cost two
+        // sorts of plain integers, not a dictionary entry and an array per owner–target pair.
+        struct DeclaredPair {
+            var from: Int
+            var to: Int
+            var strong: Int
+            var other: Bool
+        }
+        func before(_ a: (Int, Int), _ b: (Int, Int)) -> Bool { a.0 != b.0 ? a.0 < b.0 : a.1 < b.1 }
+        var declaredPairs: [DeclaredPair] = declared.map { from, to, kind, count in
+            let strong = kind == .strong || kind == .unknown
+            return DeclaredPair(from: from, to: to, strong: strong ? count : 0, other: !strong)
+        }
+        declaredPairs.sort { before(($0.from, $0.to), ($1.from, $1.to)) }
+        var coalesced: [DeclaredPair] = []
+        coalesced.reserveCapacity(declaredPairs.count)
+        for pair in declaredPairs {
+            if let last = coalesced.last, last.from == pair.from, last.to == pair.to {
+                coalesced[coalesced.count - 1].strong += pair.strong
+                coalesced[coalesced.count - 1].other = last.other || pair.other
             } else {
-                declaredOther.insert(Pair(from: from, to: to))
+                coalesced.append(pair)
             }
         }
-        var result: [EdgeInfo] = []
-        var grouped: [Pair: [DiscoveredReference]] = [:]
-        grouped.reserveCapacity(found.count)
-        for reference in found {
-            let to: Int
+        // Found references with their target's index, in discovery order within each pair.
+        struct Resolved {
+            var from: Int
+            var to: Int
+            var order: Int
+        }
+        var resolved: [Resolved] = []
+        resolved.reserveCapacity(found.count)
+        for (order, reference) in found.enumerated() {
             switch reference.to {
             case .tracked(let address):
                 guard let index = indexOfAddress[address] else { continue }
-                to = index
+                resolved.append(Resolved(from: reference.from, to: index, order: order))
             case .node(let node):
-                to = trackedCount + node
+                resolved.append(Resolved(from: reference.from, to: trackedCount + node, order: order))
             }
-            grouped[Pair(from: reference.from, to: to), default: []].append(reference)
         }
-        // The result is sorted at the end, so the groups' order does not matter.
-        for (pair, references) in grouped {
-            var remaining = declaredStrong[pair] ?? 0
-            var kept: [EdgeKey: EdgeInfo] = [:]
-            var keys: [EdgeKey] = []
-            for reference in references {
+        resolved.sort { a, b in
+            if a.from != b.from { return a.from < b.from }
+            if a.to != b.to { return a.to < b.to }
+            return a.order < b.order
+        }
+        var result: [EdgeInfo] = []
+        result.reserveCapacity(resolved.count)
+        var kept: [EdgeKey: Int] = [:]
+        var declaredCursor = 0
+        var groupStart = 0
+        while groupStart < resolved.count {
+            let pair = (resolved[groupStart].from, resolved[groupStart].to)
+            var groupEnd = groupStart + 1
+            while groupEnd < resolved.count && resolved[groupEnd].from == pair.0 && resolved[groupEnd].to == pair.1 {
+                groupEnd += 1
+            }
+            while declaredCursor < coalesced.count
+                && before((coalesced[declaredCursor].from, coalesced[declaredCursor].to), pair)
+            {
+                declaredCursor += 1
+            }
+            let declaredHere =
+                declaredCursor < coalesced.count && coalesced[declaredCursor].from == pair.0
+                    && coalesced[declaredCursor].to == pair.1
+                ? coalesced[declaredCursor] : nil
+            var remaining = declaredHere?.strong ?? 0
+            let anyDeclared = declaredHere.map { $0.other || $0.strong > 0 } ?? false
+            // References that merge into one edge: a short linear search for the usual few,
+            // a dictionary for a pair with many.
+            let firstKept = result.count
+            let hashed = groupEnd - groupStart > 16
+            if hashed { kept.removeAll(keepingCapacity: true) }
+            for position in groupStart..<groupEnd {
+                let reference = found[resolved[position].order]
                 if reference.kind == .strong || reference.kind == .unknown {
                     if remaining > 0 {
                         remaining -= 1
                         continue
                     }
-                } else if declaredOther.contains(pair) || (declaredStrong[pair] ?? 0) > 0 {
+                } else if anyDeclared {
                     continue
                 }
                 let key = EdgeKey(kind: reference.kind, label: reference.label, closure: reference.closureAddress ?? 0)
-                if kept[key] != nil {
-                    kept[key]!.count += 1
+                let existing: Int?
+                if hashed {
+                    existing = kept[key]
                 } else {
-                    keys.append(key)
-                    kept[key] = EdgeInfo(
-                        from: objects[pair.from].id, to: objects[pair.to].id, kind: reference.kind,
-                        label: reference.label, origin: reference.origin, closureAddress: reference.closureAddress)
+                    existing = result[firstKept...].firstIndex { edge in
+                        edge.kind == key.kind && edge.label == key.label && (edge.closureAddress ?? 0) == key.closure
+                    }
+                }
+                if let existing {
+                    result[existing].count += 1
+                } else {
+                    if hashed { kept[key] = result.count }
+                    result.append(
+                        EdgeInfo(
+                            from: objects[pair.0].id, to: objects[pair.1].id, kind: reference.kind,
+                            label: reference.label, origin: reference.origin, closureAddress: reference.closureAddress))
                 }
             }
-            result += keys.map { kept[$0]! }
+            groupStart = groupEnd
         }
         // Field by field, not as tuples: tuple `<` is generic and, in a debug build, looks up
         // tuple metadata for every comparison.
