@@ -35,7 +35,9 @@ extension LeakGraph {
         let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
         let json = stem + ".json"
         let dot = stem + ".dot"
-        try SafeFileWriter.write(JSONExporter.write(snapshot, report: report, processID: getpid()), to: json)
+        try SafeFileWriter.write(to: json) { file in
+            JSONExporter.write(snapshot, report: report, processID: getpid(), to: &file)
+        }
         try SafeFileWriter.write(DotExporter.render(snapshot, report: report), to: dot)
         var files = DumpFiles(json: json, dot: dot, svg: nil)
         if renderSVG, Graphviz.dotExecutable != nil {

@@ -56,23 +56,47 @@ public enum SafeFileWriter {
 
     private static func write(bytes buffer: UnsafeBufferPointer<UInt8>, to path: String, replace: Bool) throws(Failure)
     {
+        try write(to: path, replace: replace) { output in output.write(UnsafeRawBufferPointer(buffer)) }
+    }
+
+    /// A file being written in pieces by ``write(to:replace:_:)``. After the first failed
+    /// write, later ones are ignored; the failure is thrown when the body returns.
+    package struct Output {
+        fileprivate let descriptor: Int32
+        fileprivate let path: String
+        fileprivate(set) var failure: Failure?
+
+        /// Appends `bytes` to the file.
+        package mutating func write(_ bytes: UnsafeRawBufferPointer) {
+            guard failure == nil, let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = Failure(path: path, reason: String(cString: strerror(errno)))
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Creates a file at `path` (never replacing one unless `replace`) and lets `body` write it
+    /// in pieces, so that a big file need not be held in memory whole; removes what it created
+    /// when a write fails.
+    package static func write(to path: String, replace: Bool = false, _ body: (inout Output) -> Void)
+        throws(Failure)
+    {
         let flags = O_WRONLY | O_CREAT | O_TRUNC | (replace ? 0 : O_EXCL)
         let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {
             let reason = errno == EEXIST ? "file exists (not overwritten)" : String(cString: strerror(errno))
             throw Failure(path: path, reason: reason)
         }
-        var failure: Failure?
-        var offset = 0
-        while offset < buffer.count {
-            let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                failure = Failure(path: path, reason: String(cString: strerror(errno)))
-                break
-            }
-            offset += written
-        }
+        var output = Output(descriptor: descriptor, path: path)
+        body(&output)
+        var failure = output.failure
         if failure == nil && fsyncIfRegular(descriptor) != 0 {
             failure = Failure(path: path, reason: String(cString: strerror(errno)))
         }

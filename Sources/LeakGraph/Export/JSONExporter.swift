@@ -39,7 +39,26 @@ public enum JSONExporter {
     /// The dump of a snapshot as it is (no symbolication) with its analysis: a pure function of
     /// its arguments.
     package static func write(_ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?) -> [UInt8] {
-        var out = JSONWriter(capacity: snapshot.objects.count * 160 + snapshot.edges.count * 110 + 4096)
+        var out = JSONWriter(
+            capacity: snapshot.objects.count * 200 + snapshot.edges.count * 130 + report.cycles.count * 256 + 4096)
+        write(snapshot, report: report, processID: processID, into: &out)
+        return out.bytes
+    }
+
+    /// Writes the dump to `file` in chunks of 4 MB: memory stays flat however big the dump.
+    package static func write(
+        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, to file: inout SafeFileWriter.Output
+    ) {
+        withoutActuallyEscaping({ (chunk: UnsafeRawBufferPointer) in file.write(chunk) }) { flush in
+            var out = JSONWriter(chunkSize: 4 << 20, flush: flush)
+            write(snapshot, report: report, processID: processID, into: &out)
+            out.finish()
+        }
+    }
+
+    private static func write(
+        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, into out: inout JSONWriter
+    ) {
         typealias Top = DumpSchema.Top
         // Every record is written field by field in the schema's order, each value chosen by an
         // exhaustive switch: a field added to the schema cannot be forgotten here.
@@ -131,6 +150,5 @@ public enum JSONExporter {
             }
         }
         out.raw("}\n")
-        return out.bytes
     }
 }

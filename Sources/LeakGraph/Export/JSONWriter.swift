@@ -2,9 +2,37 @@
 /// several times more per field, which matters for dumps of hundreds of thousands of objects).
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
+    /// Where full chunks go when writing in pieces (see ``init(chunkSize:flush:)``).
+    private let flush: ((UnsafeRawBufferPointer) -> Void)?
+    private let chunkSize: Int
 
+    /// Builds the whole text in ``bytes``.
     init(capacity: Int) {
+        flush = nil
+        chunkSize = .max
         bytes.reserveCapacity(capacity)
+    }
+
+    /// Hands the text to `flush` in pieces of about `chunkSize` bytes (at record boundaries;
+    /// call ``finish()`` for the rest), so that a dump of hundreds of megabytes is never held
+    /// whole.
+    init(chunkSize: Int, flush: @escaping (UnsafeRawBufferPointer) -> Void) {
+        self.flush = flush
+        self.chunkSize = chunkSize
+        bytes.reserveCapacity(chunkSize + 64 * 1024)
+    }
+
+    /// Flushes when a chunk is full (between records).
+    @inline(__always)
+    mutating func flushIfFull() {
+        if bytes.count >= chunkSize { finish() }
+    }
+
+    /// Hands what is buffered to `flush`.
+    mutating func finish() {
+        guard let flush, !bytes.isEmpty else { return }
+        bytes.withUnsafeBytes { flush($0) }
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// A field's name and colon (`"id":`), after a comma unless it is its record's first.
@@ -143,6 +171,7 @@ struct JSONWriter {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             if linePerRecord { bytes.append(UInt8(ascii: "\n")) }
             record(element, keys: keys, value)
+            flushIfFull()
         }
         bytes.append(UInt8(ascii: "]"))
     }
