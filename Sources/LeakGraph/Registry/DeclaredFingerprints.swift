@@ -40,15 +40,7 @@ extension Snapshotter {
                     continue
                 }
                 if entry.isExternal {
-                    // Loading the weak reference takes a strong one, kept as exactly +1 and
-                    // released after unlocking (the closure ends the temporary's lifetime before
-                    // the count is read).
-                    let reference = state.weakReferences[Int32(slot)]
-                    let strong: Unmanaged<AnyObject>? = {
-                        guard let object = reference?.object else { return nil }
-                        return Unmanaged.passRetained(object)
-                    }()
-                    guard let strong else { continue }
+                    guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
                     externals.append(strong)
                     counts[slot] = runtimeRetainCount(pointer) - 1
                 } else {

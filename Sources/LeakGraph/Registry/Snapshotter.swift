@@ -42,6 +42,16 @@ enum Snapshotter {
     /// How many snapshots are releasing their holds right now (on any thread).
     private static let releasesInFlight = Atomic<Int>(0)
 
+    /// The object an external (``LeakGraph/track(_:label:)``) slot refers to, retained exactly
+    /// once, or nil when it is gone; the caller subtracts that +1 from the count it reads and
+    /// releases it after unlocking. (Loading a weak reference yields a strong temporary: the
+    /// function's end releases it before the count can be read.)
+    @inline(never)
+    static func retainedExternal(_ reference: WeakReference?) -> Unmanaged<AnyObject>? {
+        guard let object = reference?.object else { return nil }
+        return Unmanaged.passRetained(object)
+    }
+
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
         let discovers = options.discoverReferences || options.scanClosures
         guard discovers else { return take(registry, options: options, holding: false).snapshot }
@@ -117,14 +127,7 @@ enum Snapshotter {
                 let address = entry.address
                 guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
                 if entry.isExternal {
-                    // Loading the weak reference takes a strong one, kept as exactly +1 and
-                    // released after unlocking (the closure ends the temporary's lifetime).
-                    let reference = state.weakReferences[Int32(slot)]
-                    let strong: Unmanaged<AnyObject>? = {
-                        guard let object = reference?.object else { return nil }
-                        return Unmanaged.passRetained(object)
-                    }()
-                    guard let strong else { continue }
+                    guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
                     externals.append(strong)
                     retainCounts.append(runtimeRetainCount(pointer) - 1)
                     if holding { _ = strong.retain() }
