@@ -42,6 +42,25 @@ public enum BigGraphs {
             var document: [String: Any] = [:]
             for index in 0..<size { document["key\(index)"] = index % 100 == 0 ? holders[(index / 100) % 400] : index }
             for holder in holders { holder.values = document }
+        case "generic-types":
+            // `size` objects of as many distinct generic classes (`Typed<Left<Right<…>>>`, a
+            // binary tree of type arguments), in one leaked ring: every per-type cache (type
+            // names, walk plans) sees `size` types.
+            var objects: [Linked] = []
+            objects.reserveCapacity(size)
+            var remaining = size
+            func spread<Tag>(_: Tag.Type, depth: Int) {
+                guard remaining > 0 else { return }
+                objects.append(Typed<Tag>())
+                remaining -= 1
+                guard depth > 0 else { return }
+                spread(Left<Tag>.self, depth: depth - 1)
+                spread(Right<Tag>.self, depth: depth - 1)
+            }
+            var depth = 0
+            while (1 << (depth + 1)) - 1 < size { depth += 1 }
+            spread(Void.self, depth: depth)
+            for index in objects.indices { objects[index].next = objects[(index + 1) % objects.count] }
         case "hub":
             let hub = Node()
             hub.children = (0..<size).map { _ in
@@ -55,3 +74,15 @@ public enum BigGraphs {
         return true
     }
 }
+
+/// A tracked object of one of many generic classes, linked to the next.
+class Linked: TrackedObject {
+    var next: Linked?
+}
+
+/// One class per type argument.
+final class Typed<Tag>: Linked {}
+
+/// Type arguments that make every `Typed<…>` distinct.
+enum Left<Tag> {}
+enum Right<Tag> {}
