@@ -30,7 +30,7 @@ final class Token: TrackedObject, Disposable {
 struct ClassicLeakTests {
     @Test("a dropped subscription to a never-completing create+map is a leaked Sink <-> SinkDisposer cycle")
     func droppedSubscriptionLeaks() {
-        let outcome = lifecycle {
+        let outcome = leakingLifecycle {
             _ = Observable<Int>.create { _ in Disposables.create() }.map { $0 + 1 }.subscribe(onNext: { _ in })
         }
         let leaked = outcome.leakedCycles
@@ -83,7 +83,7 @@ struct ClassicLeakTests {
 
     @Test("a PublishSubject released without completing leaks its subscription cycle")
     func subjectReleasedWithoutCompleting() {
-        let outcome = lifecycle {
+        let outcome = leakingLifecycle {
             let subject = PublishSubject<Int>()
             _ = subject.map { $0 * 2 }.subscribe(onNext: { _ in })
             subject.onNext(1)

@@ -107,7 +107,7 @@ struct CreationTests {
             Observable<Int>.create { _ in Disposables.create() }.subscribe(onNext: { _ in }).dispose()
         }
         #expect(disposed.aliveTypes == [])
-        let never = lifecycle {
+        let never = leakingLifecycle {
             _ = Observable<Int>.create { _ in Disposables.create() }.subscribe(onNext: { _ in })
         }
         #expect(never.leakedCycles.count == 1)

@@ -105,7 +105,7 @@ struct FlatMapTests {
     @Test("lifecycle of flatMap")
     func flatMapLifecycle() {
         expectStandardLifecycle(lifecycleEndings { $0.flatMap { Observable.just($0) }.subscribe(onNext: { _ in }) })
-        let innerNever = lifecycle {
+        let innerNever = leakingLifecycle {
             let subject = PublishSubject<Int>()
             _ = subject.flatMap { _ in Observable<Int>.never() }.subscribe(onNext: { _ in })
             subject.onNext(1)

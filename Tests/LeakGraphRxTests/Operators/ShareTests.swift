@@ -115,7 +115,7 @@ struct ShareTests {
             subscription.dispose()
         }
         #expect(disposed.aliveTypes == [])
-        let never = lifecycle {
+        let never = leakingLifecycle {
             let subject = PublishSubject<Int>()
             let published = subject.replay(1)
             _ = published.connect()

@@ -187,7 +187,7 @@ struct SubjectTests {
         // A direct subscription has no sink: the subject holds the observer, the dropped
         // token held the subject; nothing is left once both are dropped.
         #expect(never.aliveTypes == [])
-        let retained = lifecycle {
+        let retained = leakingLifecycle {
             let subject = BehaviorSubject(value: 0)
             _ = subject.map { $0 }.subscribe(onNext: { _ in })
         }
