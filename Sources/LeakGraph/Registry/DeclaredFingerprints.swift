@@ -28,6 +28,10 @@ extension Snapshotter {
     /// registry lock, deinitialising objects are skipped, and holds that other snapshots are
     /// still letting go of are subtracted.
     static func declaredFingerprints(_ registry: Registry, ids: [UInt64]) -> [Fingerprint] {
+        withoutReleasesUnderway { readFingerprints(registry, ids: ids) }
+    }
+
+    private static func readFingerprints(_ registry: Registry, ids: [UInt64]) -> [Fingerprint] {
         var fingerprints = [Fingerprint](repeating: Fingerprint(), count: ids.count)
         let wanted = NodeIndex(ids: ids)
         var externals: [Unmanaged<AnyObject>] = []

@@ -41,6 +41,32 @@ enum Snapshotter {
 
     /// How many snapshots are releasing their holds right now (on any thread).
     private static let releasesInFlight = Atomic<Int>(0)
+    /// Batches of holds whose unlisting has begun, and whose release has ended: while they
+    /// differ, some hold is unlisted but not yet released, and a retain count read then is one
+    /// too high with nothing listed to subtract.
+    private static let batchesUnlisted = Atomic<Int>(0)
+    private static let batchesReleased = Atomic<Int>(0)
+
+    /// Runs `read` — which reads retain counts and then, in the same registry critical section,
+    /// the `releasing` list — when no batch of holds is between unlisting and release, and runs
+    /// it again if one began meanwhile. Then every hold that existed while the counts were read
+    /// was listed when the list was read, and the counts are exact. Bounded (about a second of
+    /// waiting; after that a count may be one too high, a safe "retained"), and not done on a
+    /// thread that is itself releasing holds (a deinit run by a release), which would wait for
+    /// itself.
+    static func withoutReleasesUnderway<Result>(_ read: () -> Result) -> Result {
+        guard lg_get_releasing_snapshot() == 0 else { return read() }
+        for _ in 0..<10_000 {
+            let unlisted = batchesUnlisted.load(ordering: .sequentiallyConsistent)
+            guard batchesReleased.load(ordering: .sequentiallyConsistent) == unlisted else {
+                usleep(100)
+                continue
+            }
+            let result = read()
+            if batchesUnlisted.load(ordering: .sequentiallyConsistent) == unlisted { return result }
+        }
+        return read()
+    }
 
     /// The object an external (``LeakGraph/track(_:label:)``) slot refers to, retained exactly
     /// once, or nil when it is gone; the caller subtracts that +1 from the count it reads and
@@ -54,24 +80,45 @@ enum Snapshotter {
 
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
         let discovers = options.discoverReferences || options.scanClosures
-        guard discovers else { return take(registry, options: options, holding: false).snapshot }
-        let (snapshot, held) = holdingGate.withLock { taken in
-            taken += 1
-            // Inside the gate, so that no snapshot can start releasing between the wait and the
-            // counting.
-            waitForReleasesInFlight()
-            return take(registry, options: options, holding: true)
+        guard discovers else {
+            return withoutReleasesUnderway { take(registry, options: options, holding: false).snapshot }
         }
+        var taken: (snapshot: GraphSnapshot, held: [UInt])?
+        while taken == nil {
+            // Waited for outside the gate: a deinit run by those releases may itself take a
+            // snapshot, which needs the gate.
+            let settled = waitForReleasesInFlight()
+            holdingGate.withLock { count in
+                // Checked again inside the gate (another snapshot may have slipped in and be
+                // releasing by now), unless waiting timed out or cannot help (this thread is
+                // the one releasing): then an over-count, a safe "retained", is accepted.
+                if settled && lg_get_releasing_snapshot() == 0
+                    && releasesInFlight.load(ordering: .sequentiallyConsistent) > 0
+                {
+                    return
+                }
+                count += 1
+                taken = take(registry, options: options, holding: true)
+                // Counted in flight before the gate opens, so that the next holding snapshot
+                // waits for these holds to be let go. (Counted after the gate, one could slip
+                // in and read a count while a hold of this one was unlisted but not yet
+                // released: an over-count, which turned leaks into "retained" under the
+                // sanitizers.)
+                releasesInFlight.add(1, ordering: .sequentiallyConsistent)
+            }
+        }
+        guard let (snapshot, held) = taken else { return GraphSnapshot(objects: [], edges: []) }  // not reached
         // Released outside every lock: a release may run a deinit that takes a snapshot. Each
         // hold is unlisted before it is released, so a snapshot reading meanwhile can only
-        // over-count (a safe "retained"), never under-count.
-        releasesInFlight.add(1, ordering: .sequentiallyConsistent)
+        // over-count (a safe "retained"), never under-count; declared-only reads avoid even that
+        // (see `withoutReleasesUnderway`).
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() + 1)
         // In batches: one lock per 256 holds instead of one per hold keeps the window in which
         // other snapshots wait short.
         var start = 0
         while start < held.count {
             let end = min(held.count, start + 256)
+            batchesUnlisted.add(1, ordering: .sequentiallyConsistent)
             releasing.withLock { counts in
                 for address in held[start..<end] {
                     if counts[address] == 1 { counts[address] = nil } else { counts[address]! -= 1 }
@@ -80,6 +127,7 @@ enum Snapshotter {
             for address in held[start..<end] {
                 Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
             }
+            batchesReleased.add(1, ordering: .sequentiallyConsistent)
             start = end
         }
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() - 1)
@@ -93,13 +141,18 @@ enum Snapshotter {
     /// every early give-up turned a leak into "retained" for the snapshot that gave up; in
     /// ordinary runs releases take milliseconds) so that nothing can deadlock on it, and skipped when this thread is itself releasing (a deinit run by a
     /// release that takes a snapshot).
-    private static func waitForReleasesInFlight() {
-        guard lg_get_releasing_snapshot() == 0 else { return }
+    /// - Returns: Whether no release is in flight any more (false when it gave up waiting, or
+    ///   on a releasing thread).
+    @discardableResult
+    private static func waitForReleasesInFlight() -> Bool {
+        guard lg_get_releasing_snapshot() == 0 else { return false }
         var waited = 0
-        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 && waited < 100_000 {
+        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 {
+            if waited == 100_000 { return false }
             usleep(100)
             waited += 1
         }
+        return true
     }
 
     /// With `holding`, every object is retained for the time of the snapshot (reflection reads

@@ -13,6 +13,13 @@ struct ObserverEntry {
     /// The observer when it is tracked; `deliver` keeps it alive, so this reference must not
     /// count as a second strong one (the graph would not explain it).
     unowned(unsafe) let tracked: TrackedObject?
+    /// A removed observer's place, kept until the bag compacts (see ``ObserverBag/remove(_:owner:)``).
+    var isRemoved: Bool { key < 0 }
+
+    /// The place of the removed observer `key`: delivers nothing, holds nothing.
+    static func removed(key: Int) -> ObserverEntry {
+        ObserverEntry(key: -1 - key, deliver: { _, _ in }, tracked: nil)
+    }
 
     /// The entry for `observer`: one closure context, holding the observer once.
     static func make<Observer: ObserverType>(_ observer: Observer, key: Int) -> ObserverEntry {
@@ -37,14 +44,22 @@ struct ObserverEntry {
 
 /// The observers of a subject or connection, in subscription order. Copying `entries` (to
 /// deliver an event outside the lock) retains one buffer and allocates nothing.
+///
+/// Removing is O(log n) amortised whatever the order: past 16 entries, the entry is found by
+/// binary search (keys only grow, so entries stay in key order) and replaced by a place that
+/// delivers nothing; the places are dropped once they are half the array. (Removing from the middle of the array
+/// shifted every later entry: disposing a subject's 10,000 subscriptions in order cost twice as
+/// much per subscription as disposing 1,000.)
 struct ObserverBag {
     typealias Entries = ContiguousArray<ObserverEntry>
 
     private(set) var entries: Entries = []
     private var nextKey = 0
+    /// Removed places still in `entries`.
+    private var removedCount = 0
 
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
+    var isEmpty: Bool { entries.count == removedCount }
+    var count: Int { entries.count - removedCount }
 
     /// Adds `observer` and reports the `observers` edge from `owner`.
     mutating func insert<Observer: ObserverType>(_ observer: Observer, owner: TrackedObject) -> Int {
@@ -60,8 +75,29 @@ struct ObserverBag {
     /// Removes the observer for `key` and its edge; returns it so the caller releases it after
     /// unlocking.
     mutating func remove(_ key: Int, owner: TrackedObject) -> ObserverEntry? {
-        guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
-        let entry = entries.remove(at: index)
+        // Few observers (nearly always one): a scan and a short shift beat the bookkeeping.
+        if entries.count <= 16 {
+            guard let index = entries.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = entries.remove(at: index)
+            if let tracked = entry.tracked { owner.removeTrackedEdge(to: tracked, label: .observers) }
+            return entry
+        }
+        // Entries are in key order; a removed place keeps its key as `-1 - key`.
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            let entryKey = entries[middle].key < 0 ? -1 - entries[middle].key : entries[middle].key
+            if entryKey < key { low = middle + 1 } else { high = middle }
+        }
+        guard low < entries.count, entries[low].key == key else { return nil }
+        let entry = entries[low]
+        entries[low] = .removed(key: key)
+        removedCount += 1
+        if removedCount > 16 && removedCount * 2 > entries.count {
+            entries.removeAll { $0.isRemoved }
+            removedCount = 0
+        }
         if let tracked = entry.tracked { owner.removeTrackedEdge(to: tracked, label: .observers) }
         return entry
     }
@@ -70,8 +106,10 @@ struct ObserverBag {
     /// and releases them after unlocking.
     mutating func removeAll(owner: TrackedObject) -> Entries {
         let all = entries
+        let hadObservers = !isEmpty
         entries = []
-        if !all.isEmpty { owner.removeTrackedEdges(label: .observers) }
+        removedCount = 0
+        if hadObservers { owner.removeTrackedEdges(label: .observers) }
         return all
     }
 

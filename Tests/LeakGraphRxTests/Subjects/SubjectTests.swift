@@ -197,4 +197,28 @@ struct SubjectTests {
                 "BehaviorSubject", "MapSink", "SinkDisposer", "SubjectSubscription",
             ])
     }
+
+    @Test("observers removed in any order: the rest still receive events in subscription order, once each")
+    func manyObserversRemovedInAnyOrder() {
+        let subject = PublishSubject<Int>()
+        let log = Log()
+        let subscriptions = (0..<100).map { index in
+            subject.subscribe(onNext: { value in log.append("\(index):\(value)") })
+        }
+        var generator = SystemRandomNumberGenerator()
+        var order = Array(0..<100).shuffled(using: &generator)
+        let removed = Set(order.prefix(70))
+        for index in order.prefix(70) { subscriptions[index].dispose() }
+        // Disposing twice is harmless and removes nothing else.
+        subscriptions[order[0]].dispose()
+        subject.onNext(7)
+        let expected = (0..<100).filter { !removed.contains($0) }.map { "\($0):7" }
+        #expect(log.entries == expected)
+        #expect(subject.hasObservers)
+        order = Array(order.dropFirst(70))
+        for index in order { subscriptions[index].dispose() }
+        #expect(!subject.hasObservers)
+        subject.onNext(8)
+        #expect(log.entries == expected)
+    }
 }
