@@ -21,7 +21,10 @@ let package = Package(
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     ],
     targets: [
-        .target(name: "CLeakGraphSupport"),
+        .target(
+            name: "CLeakGraphSupport",
+            cSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
+        ),
         .target(
             name: "LeakGraph",
             dependencies: ["CLeakGraphSupport"],
@@ -57,13 +60,18 @@ let package = Package(
             dependencies: ["LeakGraphCLI", "leakgraph", "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport"]),
         .executableTarget(name: "leakgraph-demo", dependencies: ["LeakGraph", "LeakGraphRx"], path: "Tools/Demo"),
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
+        .executableTarget(
+            name: "plain-classes-example", dependencies: ["LeakGraph"], path: "Tools/Examples/PlainClasses"),
         .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
             name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
             path: "Tools/Examples/DiscoveryCorpus/Program"),
         .testTarget(
             name: "LeakGraphTests",
-            dependencies: ["LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus"]),
+            dependencies: [
+                "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
+                "plain-classes-example",
+            ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
     ]
 )

@@ -61,4 +61,55 @@ size_t lg_type_size(const void *metadata);
 size_t lg_type_stride(const void *metadata);
 uint32_t lg_type_flags(const void *metadata);
 
+// MARK: Whole-process tracking (process_tracking.c)
+
+/// The next object id, shared by tracked objects and whole-process records so that ids follow
+/// allocation order across both (checkpoints compare ids).
+extern _Atomic uint64_t lg_object_ids;
+
+static inline uint64_t lg_take_object_id(void) {
+    return __atomic_fetch_add((uint64_t *)&lg_object_ids, 1, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t lg_peek_object_id(void) { return __atomic_load_n((uint64_t *)&lg_object_ids, __ATOMIC_RELAXED); }
+
+/// One recorded object a snapshot took hold of (a +1 the snapshot releases later).
+typedef struct {
+    uintptr_t address;
+    uintptr_t metadata;
+    uint64_t id;
+    uint64_t nanoseconds;  // allocation time on the monotonic clock
+    int32_t stack;         // an id for lg_process_stack_frames, -1 when none
+    uint32_t scope;
+} lg_process_object;
+
+/// Whether this process's allocations pass through LeakGraph's entry points (Linux, an executable
+/// that links LeakGraph statically and exports its symbols, as SwiftPM's do).
+int lg_process_tracking_available(void);
+/// Starts recording every Swift object allocated from now on. Returns 0 when not available.
+int lg_process_tracking_start(void);
+/// Whether recording is on.
+int lg_process_tracking_active(void);
+/// Adds `delta` to this thread's suppression count: while it is above zero, this thread's
+/// allocations are not recorded (LeakGraph's own work: snapshots, reports).
+void lg_process_suppress(int delta);
+/// Stack capture for recorded allocations: `depth` frames every `interval` allocations (0: off).
+void lg_process_set_stacks(int depth, int interval);
+/// The function that gives the current leak scope of an allocation (called from the allocation
+/// hook behind a guard: allocations it makes are not recorded).
+void lg_process_set_scope_provider(uint32_t (*provider)(void));
+/// Live records, and the bytes of the tables that hold them and their stacks.
+size_t lg_process_record_count(void);
+size_t lg_process_table_bytes(void);
+/// The monotonic clock's reading when recording was set up (allocation times are relative to it).
+uint64_t lg_process_start_nanoseconds(void);
+/// Copies the frames of an interned allocation stack; returns how many.
+int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity);
+/// Takes a hold (`swift_tryRetain`) on every recorded object that is not deinitialising and whose
+/// address is not in `excluded` (sorted ascending), under each shard's lock, so that no object it
+/// returns can be freed before the caller releases it. `*result` is malloc'd (lg_process_free).
+size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result);
+void lg_process_release(uintptr_t address);
+void lg_process_free(lg_process_object *objects);
+
 #endif

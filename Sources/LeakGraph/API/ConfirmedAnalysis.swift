@@ -24,7 +24,9 @@ extension LeakGraph {
         // Nodes that discovery added (shared storage, untracked objects) exist only in a full
         // snapshot: when a leak goes through one, the second look is a full one too, and every
         // strong in-edge is compared, not only declared ones.
-        let throughDiscovered = firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
+        // Objects recorded by whole-process tracking are not in the registry either.
+        let throughDiscovered =
+            ProcessTracking.isActive || firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
         // The leaked ids in a fixed order: both looks fill arrays in this order and compare them
         // slot by slot (no hashing per object or edge).
         let leakedIDs = firstReport.leakedObjectIDs.sorted()

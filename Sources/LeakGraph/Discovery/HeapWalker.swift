@@ -100,8 +100,18 @@ struct HeapWalker {
     /// it, and an unexplained reference is exactly what turns a leak into "retained".
     mutating func walk(address: UInt, index: Int) {
         guard let base = UnsafeRawPointer(bitPattern: address) else { return }
-        let cls: AnyClass = unsafeBitCast(base.load(as: UnsafeRawPointer.self), to: AnyClass.self)
-        let key = UInt(bitPattern: base.load(as: UnsafeRawPointer.self))
+        let metadata = base.load(as: UnsafeRawPointer.self)
+        let key = UInt(bitPattern: metadata)
+        if HeapObjectKind(metadata: metadata) == .heapLocalVariable {
+            // A closure context or `var` box recorded by whole-process tracking: a node of its
+            // own, its captures laid out as its capture descriptor says.
+            walkContext(base, metadata: metadata, index: index)
+            return
+        }
+        let cls: AnyClass = unsafeBitCast(metadata, to: AnyClass.self)
+        let walkable = walkableClasses[key] ?? Self.isWalkable(cls)
+        walkableClasses[key] = walkable
+        guard walkable else { return }
         let plan: TypePlan
         if let known = instancePlans[key] {
             plan = known
@@ -115,6 +125,18 @@ struct HeapWalker {
             Work(
                 base: base, plan: plan, owner: index, prefix: "", origin: .reflected, closure: nil, hops: untrackedHops)
         )
+        drain()
+    }
+
+    private mutating func walkContext(_ base: UnsafeRawPointer, metadata: UnsafeRawPointer, index: Int) {
+        let layout = CaptureLayout.of(metadata: metadata, map: map)
+        if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
+        for capture in layout.captures.reversed() {
+            stack.append(
+                Work(
+                    base: base + capture.offset, plan: capture.plan, owner: index, prefix: "capture", origin: .captured,
+                    closure: nil, hops: untrackedHops))
+        }
         drain()
     }
 
@@ -263,9 +285,16 @@ struct HeapWalker {
 
     private mutating func closure(code: UInt, context: UInt, from work: Work, path: String) {
         if isTracked(context) {
-            // A closure with one class capture may use the object itself as its context; a
-            // context is always an owned (strong) reference.
-            add(work, to: .tracked(context), kind: .strong, label: "capture", origin: .captured, closure: code)
+            // A context recorded by whole-process tracking is a node of its own, reached through
+            // the field that holds the closure. Otherwise a closure with one class capture uses
+            // the object itself as its context. A context is always an owned (strong) reference.
+            let isContext =
+                UnsafeRawPointer(bitPattern: context).map {
+                    HeapObjectKind(metadata: $0.load(as: UnsafeRawPointer.self)) == .heapLocalVariable
+                } ?? false
+            add(
+                work, to: .tracked(context), kind: .strong, label: isContext ? path : "capture", origin: .captured,
+                closure: code)
             return
         }
         guard map.isHeapLike(context, length: 16), let pointer = UnsafeRawPointer(bitPattern: context) else { return }

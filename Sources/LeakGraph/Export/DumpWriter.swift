@@ -82,9 +82,12 @@ enum DumpAtExit {
             let (files, report) = try LeakGraph.writeDump(to: path)
             let leaked = report.leakedCycles
             let retained = report.retainedCycles
-            let live = LeakGraph.liveObjectCount
+            let live =
+                ProcessTracking.isActive
+                ? "\(lg_process_record_count()) live object(s) recorded process-wide"
+                : "\(LeakGraph.liveObjectCount) live tracked object(s)"
             warn(
-                "\(live) live tracked object(s), \(leaked.count) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
+                "\(live), \(leaked.count) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
                     + "\(retained.count) retained cycle(s); wrote \(files.json), \(files.dot)")
         } catch {
             warn(error.description)

@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 /// One live object's bookkeeping (56 bytes; its label, if any, is kept apart).
 struct ObjectSlot {
     /// The object's address; 0 while the slot is free.
@@ -48,7 +50,9 @@ struct RegistryState {
     var objects: [ObjectSlot] = []
     var freeObjects: [Int32] = []
     var liveCount = 0
-    var nextID: UInt64 = 1
+    /// The id the next object will get: one counter for tracked objects and whole-process
+    /// records (``lg_take_object_id``), so ids follow allocation order across both.
+    var nextID: UInt64 { lg_peek_object_id() }
     var objectLabels: [Int32: String] = [:]
     var externals: [UInt: Int32] = [:]
     var weakReferences: [Int32: WeakReference] = [:]
@@ -83,9 +87,8 @@ struct RegistryState {
     ) -> Int32 {
         let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
         let entry = ObjectSlot(
-            address: address, metadata: metadata, id: nextID, time: time, stack: stackID, scope: scope,
+            address: address, metadata: metadata, id: lg_take_object_id(), time: time, stack: stackID, scope: scope,
             hasLabel: label != nil)
-        nextID &+= 1
         liveCount += 1
         let slot: Int32
         if let free = freeObjects.popLast() {

@@ -79,6 +79,11 @@ enum Snapshotter {
     }
 
     static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
+        // LeakGraph's own allocations while it looks are not the program's: not recorded (until
+        // the holds are let go: a deinit that runs then is the program's).
+        lg_process_suppress(1)
+        var suppressed = true
+        defer { if suppressed { lg_process_suppress(-1) } }
         let discovers = options.discoverReferences || options.scanClosures
         guard discovers else {
             return withoutReleasesUnderway { take(registry, options: options, holding: false).snapshot }
@@ -112,6 +117,8 @@ enum Snapshotter {
         // hold is unlisted before it is released, so a snapshot reading meanwhile can only
         // over-count (a safe "retained"), never under-count; declared-only reads avoid even that
         // (see `withoutReleasesUnderway`).
+        lg_process_suppress(-1)
+        suppressed = false
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() + 1)
         // In batches: one lock per 256 holds instead of one per hold keeps the window in which
         // other snapshots wait short.
@@ -171,6 +178,7 @@ enum Snapshotter {
         var rawEdges: [RawEdge] = []
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
+        var ownHolds: [UInt] = []
         registry.withStateForSnapshot { state in
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
@@ -196,6 +204,16 @@ enum Snapshotter {
                     Held(address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
                 if entry.stack >= 0 && stackFrames[entry.stack] == nil {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
+                }
+            }
+            if holding && ProcessTracking.isActive {
+                // Every other Swift object of the process (whole-process tracking), held the same
+                // way; tracked objects are already in and are left out.
+                let first = held.count
+                ownHolds = holdProcessObjects(
+                    excluding: held.map(\.address).sorted(), into: &held, retainCounts: &retainCounts)
+                for object in held[first...] where object.entry.stack != -1 && stackFrames[object.entry.stack] == nil {
+                    stackFrames[object.entry.stack] = processStack(object.entry.stack)
                 }
             }
             // Holds that other snapshots are still releasing, read after every count: a releaser
@@ -232,13 +250,14 @@ enum Snapshotter {
             labels = state.labels
         }
         for external in externals { external.release() }
+        for address in ownHolds { lg_process_release(address) }
         retainCounts = retainCounts.map { max(0, $0) }
 
         // Compact stack ids in order of first use, so dumps are small and deterministic.
         var stackIDs: [Int32: Int] = [:]
         var stacks: [StackInfo] = []
         func stackID(_ raw: Int32) -> Int? {
-            guard raw >= 0, let frames = stackFrames[raw] else { return nil }
+            guard raw != -1, let frames = stackFrames[raw] else { return nil }
             if let id = stackIDs[raw] { return id }
             let id = stacks.count
             stackIDs[raw] = id
@@ -269,9 +288,11 @@ enum Snapshotter {
         }
 
         if holding {
+            // Objects allocated before whole-process tracking began are not followed: nothing
+            // proves a word read from them still points at a live object.
             var walker = HeapWalker(
                 trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
-                untrackedHops: options.discoverReferences ? 2 : 0
+                untrackedHops: options.discoverReferences && !ProcessTracking.isActive ? 2 : 0
             ) { indexOfAddress[$0] != nil }
             for (index, object) in held.enumerated() { walker.walk(address: object.address, index: index) }
             walker.finish()
@@ -301,14 +322,80 @@ enum Snapshotter {
         return (snapshot, holding ? held.map(\.address) : [])
     }
 
+    /// Takes a hold on every object whole-process tracking recorded, except `excluded` (sorted),
+    /// and appends each with its retain count (the hold subtracted). LeakGraph's own objects
+    /// (its registry, caches, locks) are left out: their holds are returned, for the caller to
+    /// release once it has left every lock.
+    private static func holdProcessObjects(
+        excluding excluded: [UInt], into held: inout [Held], retainCounts: inout [Int]
+    ) -> [UInt] {
+        var buffer: UnsafeMutablePointer<lg_process_object>?
+        let count = excluded.withUnsafeBufferPointer { lg_process_take_holds($0.baseAddress, $0.count, &buffer) }
+        guard let buffer else { return [] }
+        defer { lg_process_free(buffer) }
+        var own: [UInt] = []
+        var ownTypes: [UInt: Bool] = ownTypeCache.withLock { $0 }
+        let knownTypes = ownTypes.count
+        // Allocation times are on the monotonic clock: moved onto the wall clock the registry uses.
+        var monotonic = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &monotonic)
+        let monotonicNow = UInt64(monotonic.tv_sec) &* 1_000_000_000 &+ UInt64(monotonic.tv_nsec)
+        let wallNow = coarseWallClockNanoseconds()
+        held.reserveCapacity(held.count + count)
+        retainCounts.reserveCapacity(retainCounts.count + count)
+        for record in UnsafeBufferPointer(start: buffer, count: count) {
+            let isOwn = ownTypes[record.metadata] ?? isLeakGraphType(record.metadata)
+            ownTypes[record.metadata] = isOwn
+            if isOwn {
+                own.append(record.address)
+                continue
+            }
+            let age = monotonicNow > record.nanoseconds ? monotonicNow - record.nanoseconds : 0
+            let entry = ObjectSlot(
+                address: record.address, metadata: record.metadata, id: record.id,
+                time: wallNow > age ? wallNow - age : 0, stack: record.stack >= 0 ? -2 - record.stack : -1,
+                scope: record.scope)
+            retainCounts.append(runtimeRetainCount(UnsafeMutableRawPointer(bitPattern: record.address)!) - 1)
+            held.append(Held(address: record.address, entry: entry, label: nil))
+        }
+        if ownTypes.count != knownTypes {
+            let final = ownTypes
+            ownTypeCache.withLock { $0.merge(final) { old, _ in old } }
+        }
+        return own
+    }
+
+    /// Whether objects of this metadata are LeakGraph's own bookkeeping (a class of the core
+    /// module): they are never part of the program's graph.
+    private static let ownTypeCache = Locked<[UInt: Bool]>([:])
+
+    private static func isLeakGraphType(_ metadata: UInt) -> Bool {
+        guard let pointer = UnsafeRawPointer(bitPattern: metadata),
+            HeapObjectKind(metadata: pointer) == .classInstance
+        else { return false }
+        return String(reflecting: unsafeBitCast(pointer, to: AnyObject.Type.self)).hasPrefix("LeakGraph.")
+    }
+
+    /// The frames of a stack recorded by whole-process tracking (`key` is `-2 - its id`).
+    private static func processStack(_ key: Int32) -> [UInt] {
+        guard key <= -2 else { return [] }
+        return [UInt](unsafeUninitializedCapacity: StackCaptureMode.maximumDepth) { buffer, count in
+            count = Int(lg_process_stack_frames(-2 - key, buffer.baseAddress, Int32(buffer.count)))
+        }
+    }
+
     private static func typeNames(for metadata: [UInt]) -> [String] {
         var local: [UInt: String] = typeNames.withLock { $0 }
         var added = false
         let names = metadata.map { pointer -> String in
-            guard pointer != 0 else { return "?" }
+            guard pointer != 0, let metadata = UnsafeRawPointer(bitPattern: pointer) else { return "?" }
             if let name = local[pointer] { return name }
-            let name = String(
-                describing: unsafeBitCast(UnsafeRawPointer(bitPattern: pointer)!, to: AnyObject.Type.self))
+            let name: String
+            switch HeapObjectKind(metadata: metadata) {
+            case .classInstance: name = String(describing: unsafeBitCast(metadata, to: AnyObject.Type.self))
+            case .heapLocalVariable: name = Symbolicator.closureContextType
+            case .other: name = "heap object"
+            }
             local[pointer] = name
             added = true
             return name

@@ -115,9 +115,35 @@ public enum Symbolicator {
                     }
                 }
             }
+            nameClosureContexts(&result, names: names)
         }
         return result
     }
+
+    /// A closure context recorded by whole-process tracking is named after its closure, known
+    /// from the function word stored beside the context in the field that holds it.
+    private static func nameClosureContexts(_ snapshot: inout GraphSnapshot, names: [UInt: Frame]) {
+        var contexts: [UInt64: Int] = [:]
+        for (index, object) in snapshot.objects.enumerated() where object.type == closureContextType {
+            contexts[object.id] = index
+        }
+        guard !contexts.isEmpty else { return }
+        for edge in snapshot.edges {
+            guard let index = contexts[edge.to], let address = edge.closureAddress,
+                let function = names[address]?.function
+            else { continue }
+            // Thunks name the closure they forward to: "partial apply for closure #1 in f()".
+            var name = Substring(function)
+            for prefix in ["partial apply for ", "reabstraction thunk helper from "] where name.hasPrefix(prefix) {
+                name = name.dropFirst(prefix.count)
+            }
+            snapshot.objects[index].type = "context of \(name)"
+            contexts[edge.to] = nil
+        }
+    }
+
+    /// The type name a snapshot gives a closure context before it is symbolicated.
+    static let closureContextType = "closure context"
 
     /// Appended to the names of closures inside LeakGraph's own modules.
     public static let ownClosureMarker = "[LeakGraph]"

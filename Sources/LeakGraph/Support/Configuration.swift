@@ -1,3 +1,4 @@
+import CLeakGraphSupport
 import Synchronization
 
 #if canImport(Glibc)
@@ -49,6 +50,7 @@ final class Configuration: Sendable {
         self.stackDepth = Atomic(mode.depth)
         self.stackInterval = Atomic(mode.interval)
         self.edgeSites = Atomic(mode != .off)
+        lg_process_set_stacks(Int32(mode.depth), Int32(mode.interval))
         DumpAtExit.armFromEnvironment(environment)
     }
 
@@ -65,6 +67,7 @@ final class Configuration: Sendable {
         set {
             stackDepth.store(newValue.depth, ordering: .relaxed)
             stackInterval.store(newValue.interval, ordering: .relaxed)
+            lg_process_set_stacks(Int32(newValue.depth), Int32(newValue.interval))
         }
     }
 }

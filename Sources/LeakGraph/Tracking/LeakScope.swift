@@ -45,6 +45,9 @@ public struct LeakScope: Sendable, Hashable {
     private static let started = Atomic<Int>(0)
 
     private static func begin() -> (scope: LeakScope, startedBefore: Int, alone: Bool) {
+        // Whole-process tracking started from the environment learns how to read scopes here,
+        // from the first scope on.
+        ProcessTracking.installScopeProvider()
         let scope = LeakScope(
             id: nextID.wrappingAdd(1, ordering: .relaxed).oldValue, checkpoint: LeakGraph.checkpoint())
         openIDs.withLock { open in

@@ -1,0 +1,547 @@
+// Whole-process tracking: a record of every Swift heap object the process allocates, kept by
+// interposing the runtime's allocation and deallocation entry points.
+//
+// Why these entry points and not the runtime's `_swift_allocObject` hook variables: assigning a
+// hook turns on the runtime's instrumentation flag, which adds work to every retain and release
+// of the process and, on Linux with Swift 6.3, makes the retain adapter crash on tagged
+// bridge-object words. Defining the symbols in the executable (SwiftPM exports an executable's
+// symbols) makes every other module bind to these definitions through its PLT, and costs nothing
+// per retain or release. They are weak, so that a build that links the runtime statically keeps
+// the runtime's own definitions (and whole-process tracking reports that it cannot start).
+//
+// Soundness rules, in the order the code relies on them:
+// - An object is recorded only when its deallocation is certain to pass through one of the
+//   interposed `swift_dealloc*` functions: class instances and heap local variables (closure
+//   contexts, `var` boxes) whose destroy function is not inside libswiftCore. Calls made inside
+//   libswiftCore bind to the runtime directly (its symbols are protected), so objects it frees
+//   itself (array, dictionary and string storage, generic boxes, error boxes) are never recorded.
+// - A record is removed under its shard's lock *before* the memory is handed back to the
+//   runtime, and a snapshot takes its hold (`swift_tryRetain`) under the same lock: a snapshot
+//   can never hold or read a freed object.
+// - An object's body is zeroed at allocation, so a snapshot that holds an object still inside
+//   its initialiser reads zeroes (no reference) where a field has not been written yet, never
+//   stale heap words.
+// - Nothing here allocates a Swift object; the scope provider, the one call back into Swift,
+//   runs behind a per-thread guard that lets nested allocations through unrecorded.
+
+#define _GNU_SOURCE 1
+#include "CLeakGraphSupport.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+_Atomic uint64_t lg_object_ids = 1;
+
+#if defined(__linux__) && !defined(LEAKGRAPH_DISABLED)
+
+typedef void *(*lg_alloc_fn)(const void *metadata, size_t size, size_t alignMask);
+typedef void (*lg_dealloc_fn)(void *object, size_t size, size_t alignMask);
+typedef void (*lg_dealloc_partial_fn)(void *object, const void *metadata, size_t size, size_t alignMask);
+
+static lg_alloc_fn real_alloc;
+static lg_dealloc_fn real_dealloc_class;
+static lg_dealloc_fn real_dealloc_object;
+static lg_dealloc_fn real_dealloc_uninitialized;
+static lg_dealloc_partial_fn real_dealloc_partial;
+
+/// Whether allocations are being recorded. Read relaxed on every allocation and deallocation.
+static _Atomic int lg_recording = 0;
+/// Whether the interposed entry points are the ones the process uses (0 when the runtime is
+/// linked statically, or another library defines them first).
+static int lg_interposed = 0;
+/// libswiftCore's mapped address range: objects whose destroy function lies in it are freed by
+/// the runtime itself, out of our sight.
+static uintptr_t lg_core_start, lg_core_end;
+
+static _Atomic int lg_stack_depth = 0;
+static _Atomic int lg_stack_interval = 0;
+static _Atomic uint64_t lg_stack_counter = 0;
+static uint32_t (*_Atomic lg_scope_provider)(void) = NULL;
+
+/// Set while this thread runs LeakGraph's own code from inside a hook (the scope provider) or
+/// holds a shard lock for a snapshot: its allocations pass through unrecorded.
+static __thread int lg_in_hook = 0;
+
+// MARK: The record table
+
+typedef struct {
+    uintptr_t address;  // 0: empty
+    uint64_t id;
+    uint32_t milliseconds;  // allocation time, since tracking began (49 days of range)
+    int32_t stack;          // -1: none
+    uint32_t scope;
+    uint32_t padding;
+} lg_record;
+
+enum { lg_shard_count = 64 };
+
+typedef struct {
+    pthread_mutex_t lock;
+    lg_record *slots;
+    size_t capacity;  // a power of two, or 0
+    size_t count;
+    char padding[64 - sizeof(pthread_mutex_t) % 64];
+} __attribute__((aligned(64))) lg_shard;
+
+static lg_shard lg_shards[lg_shard_count];
+static pthread_once_t lg_setup_once = PTHREAD_ONCE_INIT;
+static uint64_t lg_start_nanoseconds;
+
+static inline uint64_t lg_mix(uintptr_t address) {
+    // The whole address, multiplied: malloc's arenas are 64 MiB aligned, so low bits collide.
+    return (uint64_t)(address >> 4) * 0x9E3779B97F4A7C15ull;
+}
+
+static inline lg_shard *lg_shard_of(uint64_t hash) { return &lg_shards[hash >> 58]; }
+
+static int lg_grow(lg_shard *shard) {
+    size_t capacity = shard->capacity ? shard->capacity * 2 : 1024;
+    lg_record *slots = calloc(capacity, sizeof(lg_record));
+    if (slots == NULL) return 0;
+    size_t mask = capacity - 1;
+    for (size_t i = 0; i < shard->capacity; i++) {
+        lg_record record = shard->slots[i];
+        if (record.address == 0) continue;
+        size_t index = (size_t)lg_mix(record.address) & mask;
+        while (slots[index].address != 0) index = (index + 1) & mask;
+        slots[index] = record;
+    }
+    free(shard->slots);
+    shard->slots = slots;
+    shard->capacity = capacity;
+    return 1;
+}
+
+static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope) {
+    uint64_t hash = lg_mix(address);
+    lg_shard *shard = lg_shard_of(hash);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    uint64_t nanoseconds = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    uint32_t milliseconds = (uint32_t)((nanoseconds - lg_start_nanoseconds) / 1000000ull);
+    uint64_t id = atomic_fetch_add_explicit(&lg_object_ids, 1, memory_order_relaxed);
+    pthread_mutex_lock(&shard->lock);
+    if ((shard->count + 1) * 4 > shard->capacity * 3 && !lg_grow(shard)) {
+        pthread_mutex_unlock(&shard->lock);
+        return;  // out of memory: the object stays unrecorded (invisible, never wrong)
+    }
+    size_t mask = shard->capacity - 1;
+    size_t index = (size_t)hash & mask;
+    while (shard->slots[index].address != 0) index = (index + 1) & mask;
+    shard->slots[index] = (lg_record){address, id, milliseconds, stack, scope, 0};
+    shard->count++;
+    pthread_mutex_unlock(&shard->lock);
+}
+
+/// Removes `address`'s record, if any (linear probing with backward-shift deletion: no
+/// tombstones, so lookups stay short however many objects come and go).
+static void lg_remove(uintptr_t address) {
+    uint64_t hash = lg_mix(address);
+    lg_shard *shard = lg_shard_of(hash);
+    pthread_mutex_lock(&shard->lock);
+    if (shard->count == 0) {
+        pthread_mutex_unlock(&shard->lock);
+        return;
+    }
+    size_t mask = shard->capacity - 1;
+    size_t index = (size_t)hash & mask;
+    while (shard->slots[index].address != address) {
+        if (shard->slots[index].address == 0) {
+            pthread_mutex_unlock(&shard->lock);
+            return;  // not recorded (allocated before tracking began, or left out)
+        }
+        index = (index + 1) & mask;
+    }
+    size_t hole = index;
+    size_t next = (hole + 1) & mask;
+    while (shard->slots[next].address != 0) {
+        size_t home = (size_t)lg_mix(shard->slots[next].address) & mask;
+        // Move the entry back into the hole unless its home lies cyclically in (hole, next].
+        int stays = (hole <= next) ? (hole < home && home <= next) : (hole < home || home <= next);
+        if (!stays) {
+            shard->slots[hole] = shard->slots[next];
+            hole = next;
+        }
+        next = (next + 1) & mask;
+    }
+    shard->slots[hole].address = 0;
+    shard->count--;
+    pthread_mutex_unlock(&shard->lock);
+}
+
+// MARK: Stacks (interned in C: the allocation hook cannot take the registry's lock, which the
+// allocating thread may already hold)
+
+typedef struct {
+    uint64_t hash;
+    uint32_t offset;  // into lg_frames
+    uint32_t count;
+} lg_stack_entry;
+
+static pthread_mutex_t lg_stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static lg_stack_entry *lg_stack_entries;  // by id
+static uint32_t lg_stack_count, lg_stack_capacity;
+static int32_t *lg_stack_index;  // open addressing: id + 1, 0 empty
+static uint32_t lg_stack_index_capacity;
+static uintptr_t *lg_frames;
+static size_t lg_frame_count, lg_frame_capacity;
+enum { lg_stack_limit = 1000000 };
+
+static int32_t lg_intern_stack(const uintptr_t *frames, int count) {
+    uint64_t hash = 1469598103934665603ull;
+    for (int i = 0; i < count; i++) hash = (hash ^ frames[i]) * 1099511628211ull;
+    pthread_mutex_lock(&lg_stacks_lock);
+    int32_t result = -1;
+    if (lg_stack_index_capacity == 0 || (lg_stack_count + 1) * 2 > lg_stack_index_capacity) {
+        if (lg_stack_count >= lg_stack_limit) goto done;
+        uint32_t capacity = lg_stack_index_capacity ? lg_stack_index_capacity * 2 : 4096;
+        int32_t *index = calloc(capacity, sizeof(int32_t));
+        if (index == NULL) goto done;
+        for (uint32_t id = 0; id < lg_stack_count; id++) {
+            uint32_t slot = (uint32_t)lg_stack_entries[id].hash & (capacity - 1);
+            while (index[slot] != 0) slot = (slot + 1) & (capacity - 1);
+            index[slot] = (int32_t)id + 1;
+        }
+        free(lg_stack_index);
+        lg_stack_index = index;
+        lg_stack_index_capacity = capacity;
+    }
+    uint32_t mask = lg_stack_index_capacity - 1;
+    uint32_t slot = (uint32_t)hash & mask;
+    while (lg_stack_index[slot] != 0) {
+        lg_stack_entry *entry = &lg_stack_entries[lg_stack_index[slot] - 1];
+        if (entry->hash == hash && entry->count == (uint32_t)count
+            && memcmp(&lg_frames[entry->offset], frames, (size_t)count * sizeof(uintptr_t)) == 0) {
+            result = lg_stack_index[slot] - 1;
+            goto done;
+        }
+        slot = (slot + 1) & mask;
+    }
+    if (lg_stack_count >= lg_stack_limit) goto done;
+    if (lg_stack_count == lg_stack_capacity) {
+        uint32_t capacity = lg_stack_capacity ? lg_stack_capacity * 2 : 1024;
+        lg_stack_entry *entries = realloc(lg_stack_entries, capacity * sizeof(lg_stack_entry));
+        if (entries == NULL) goto done;
+        lg_stack_entries = entries;
+        lg_stack_capacity = capacity;
+    }
+    if (lg_frame_count + (size_t)count > lg_frame_capacity) {
+        size_t capacity = lg_frame_capacity ? lg_frame_capacity * 2 : 16384;
+        while (capacity < lg_frame_count + (size_t)count) capacity *= 2;
+        uintptr_t *grown = realloc(lg_frames, capacity * sizeof(uintptr_t));
+        if (grown == NULL) goto done;
+        lg_frames = grown;
+        lg_frame_capacity = capacity;
+    }
+    memcpy(&lg_frames[lg_frame_count], frames, (size_t)count * sizeof(uintptr_t));
+    lg_stack_entries[lg_stack_count] = (lg_stack_entry){hash, (uint32_t)lg_frame_count, (uint32_t)count};
+    lg_frame_count += (size_t)count;
+    lg_stack_index[slot] = (int32_t)lg_stack_count + 1;
+    result = (int32_t)lg_stack_count++;
+done:
+    pthread_mutex_unlock(&lg_stacks_lock);
+    return result;
+}
+
+int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity) {
+    pthread_mutex_lock(&lg_stacks_lock);
+    int written = 0;
+    if (stack >= 0 && (uint32_t)stack < lg_stack_count) {
+        lg_stack_entry entry = lg_stack_entries[stack];
+        written = (int)entry.count < capacity ? (int)entry.count : capacity;
+        memcpy(buffer, &lg_frames[entry.offset], (size_t)written * sizeof(uintptr_t));
+    }
+    pthread_mutex_unlock(&lg_stacks_lock);
+    return written;
+}
+
+// MARK: Set-up
+
+static int lg_find_core(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    uintptr_t inside = (uintptr_t)data;
+    uintptr_t low = UINTPTR_MAX, high = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[i];
+        if (header->p_type != PT_LOAD) continue;
+        uintptr_t start = info->dlpi_addr + header->p_vaddr;
+        uintptr_t end = start + header->p_memsz;
+        if (start < low) low = start;
+        if (end > high) high = end;
+    }
+    if (low <= inside && inside < high) {
+        lg_core_start = low;
+        lg_core_end = high;
+        return 1;
+    }
+    return 0;
+}
+
+static void lg_setup(void) {
+    real_alloc = (lg_alloc_fn)dlsym(RTLD_NEXT, "swift_allocObject");
+    real_dealloc_class = (lg_dealloc_fn)dlsym(RTLD_NEXT, "swift_deallocClassInstance");
+    real_dealloc_object = (lg_dealloc_fn)dlsym(RTLD_NEXT, "swift_deallocObject");
+    real_dealloc_uninitialized = (lg_dealloc_fn)dlsym(RTLD_NEXT, "swift_deallocUninitializedObject");
+    real_dealloc_partial = (lg_dealloc_partial_fn)dlsym(RTLD_NEXT, "swift_deallocPartialClassInstance");
+    for (int i = 0; i < lg_shard_count; i++) pthread_mutex_init(&lg_shards[i].lock, NULL);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
+    lg_start_nanoseconds = (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+    if (real_alloc == NULL) return;
+    dl_iterate_phdr(lg_find_core, (void *)real_alloc);
+    // Interposed only when the process resolves the name to this file's definition and the
+    // next definition is a different one (the runtime's).
+    void *resolved = dlsym(RTLD_DEFAULT, "swift_allocObject");
+    lg_interposed = real_dealloc_class != NULL && real_dealloc_object != NULL && real_dealloc_partial != NULL
+                    && real_dealloc_uninitialized != NULL && lg_core_end != 0 && resolved != (void *)real_alloc;
+}
+
+static inline void lg_ensure_setup(void) {
+    if (__builtin_expect(real_alloc == NULL, 0)) pthread_once(&lg_setup_once, lg_setup);
+}
+
+// MARK: The interposed entry points
+
+/// Whether objects of this heap metadata are recorded: class instances and heap local variables
+/// whose destroy function is outside libswiftCore.
+static inline int lg_records_kind(const void *metadata) {
+    uintptr_t kind = *(const uintptr_t *)metadata;
+    if (kind != 0 && kind != 0x400) return 0;
+    uintptr_t destroy = ((const uintptr_t *)metadata)[-2];
+    return destroy < lg_core_start || destroy >= lg_core_end;
+}
+
+__attribute__((noinline)) static void lg_record_allocation(void *object, const void *metadata, size_t size) {
+    if (!lg_records_kind(metadata)) return;
+    // Zero the body (after the metadata and reference-count words) so that a snapshot never
+    // mistakes a not-yet-initialised field for a reference.
+    if (size > 16) memset((char *)object + 16, 0, size - 16);
+    lg_in_hook++;
+    int32_t stack = -1;
+    int depth = atomic_load_explicit(&lg_stack_depth, memory_order_relaxed);
+    if (depth > 0) {
+        int interval = atomic_load_explicit(&lg_stack_interval, memory_order_relaxed);
+        if (interval <= 1
+            || atomic_fetch_add_explicit(&lg_stack_counter, 1, memory_order_relaxed) % (uint64_t)interval == 0) {
+            uintptr_t frames[128];
+            // Skips this function and swift_allocObject.
+            int count = lg_capture_stack(frames, depth < 128 ? depth : 128, 2);
+            if (count > 0) stack = lg_intern_stack(frames, count);
+        }
+    }
+    uint32_t (*provider)(void) = atomic_load_explicit(&lg_scope_provider, memory_order_acquire);
+    uint32_t scope = provider != NULL ? provider() : 0;
+    lg_in_hook--;
+    lg_insert((uintptr_t)object, stack, scope);
+}
+
+__attribute__((weak, visibility("default"))) void *swift_allocObject(const void *metadata, size_t size,
+                                                                     size_t alignMask) {
+    lg_ensure_setup();
+    void *object = real_alloc(metadata, size, alignMask);
+    if (__builtin_expect(atomic_load_explicit(&lg_recording, memory_order_relaxed), 0) && !lg_in_hook)
+        lg_record_allocation(object, metadata, size);
+    return object;
+}
+
+static inline void lg_forget(void *object) {
+    if (__builtin_expect(atomic_load_explicit(&lg_recording, memory_order_relaxed), 0)) lg_remove((uintptr_t)object);
+}
+
+__attribute__((weak, visibility("default"))) void swift_deallocClassInstance(void *object, size_t size,
+                                                                             size_t alignMask) {
+    lg_ensure_setup();
+    lg_forget(object);
+    real_dealloc_class(object, size, alignMask);
+}
+
+__attribute__((weak, visibility("default"))) void swift_deallocObject(void *object, size_t size, size_t alignMask) {
+    lg_ensure_setup();
+    lg_forget(object);
+    real_dealloc_object(object, size, alignMask);
+}
+
+__attribute__((weak, visibility("default"))) void swift_deallocUninitializedObject(void *object, size_t size,
+                                                                                   size_t alignMask) {
+    lg_ensure_setup();
+    lg_forget(object);
+    real_dealloc_uninitialized(object, size, alignMask);
+}
+
+__attribute__((weak, visibility("default"))) void swift_deallocPartialClassInstance(void *object,
+                                                                                    const void *metadata,
+                                                                                    size_t size,
+                                                                                    size_t alignMask) {
+    lg_ensure_setup();
+    lg_forget(object);
+    real_dealloc_partial(object, metadata, size, alignMask);
+}
+
+// MARK: Control
+
+int lg_process_tracking_available(void) {
+    lg_ensure_setup();
+    return lg_interposed;
+}
+
+int lg_process_tracking_start(void) {
+    lg_ensure_setup();
+    if (!lg_interposed) return 0;
+    atomic_store_explicit(&lg_recording, 1, memory_order_release);
+    return 1;
+}
+
+int lg_process_tracking_active(void) { return atomic_load_explicit(&lg_recording, memory_order_relaxed); }
+
+void lg_process_suppress(int delta) { lg_in_hook += delta; }
+
+void lg_process_set_stacks(int depth, int interval) {
+    atomic_store_explicit(&lg_stack_depth, depth, memory_order_relaxed);
+    atomic_store_explicit(&lg_stack_interval, interval, memory_order_relaxed);
+}
+
+void lg_process_set_scope_provider(uint32_t (*provider)(void)) {
+    atomic_store_explicit(&lg_scope_provider, provider, memory_order_release);
+}
+
+size_t lg_process_record_count(void) {
+    size_t total = 0;
+    for (int i = 0; i < lg_shard_count; i++) {
+        pthread_mutex_lock(&lg_shards[i].lock);
+        total += lg_shards[i].count;
+        pthread_mutex_unlock(&lg_shards[i].lock);
+    }
+    return total;
+}
+
+size_t lg_process_table_bytes(void) {
+    size_t total = 0;
+    for (int i = 0; i < lg_shard_count; i++) {
+        pthread_mutex_lock(&lg_shards[i].lock);
+        total += lg_shards[i].capacity * sizeof(lg_record);
+        pthread_mutex_unlock(&lg_shards[i].lock);
+    }
+    pthread_mutex_lock(&lg_stacks_lock);
+    total += lg_stack_capacity * sizeof(lg_stack_entry) + lg_stack_index_capacity * sizeof(int32_t)
+             + lg_frame_capacity * sizeof(uintptr_t);
+    pthread_mutex_unlock(&lg_stacks_lock);
+    return total;
+}
+
+uint64_t lg_process_start_nanoseconds(void) { return lg_start_nanoseconds; }
+
+static int lg_address_excluded(uintptr_t address, const uintptr_t *excluded, size_t excludedCount) {
+    size_t low = 0, high = excludedCount;
+    while (low < high) {
+        size_t middle = (low + high) / 2;
+        if (excluded[middle] < address) low = middle + 1;
+        else high = middle;
+    }
+    return low < excludedCount && excluded[low] == address;
+}
+
+size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result) {
+    *result = NULL;
+    if (!atomic_load_explicit(&lg_recording, memory_order_acquire)) return 0;
+    size_t capacity = 0, count = 0;
+    lg_process_object *objects = NULL;
+    // One shard at a time: allocation elsewhere in the process waits for at most one shard's
+    // worth of holds. The buffer is grown outside the shard lock (malloc may allocate).
+    for (int i = 0; i < lg_shard_count; i++) {
+        lg_shard *shard = &lg_shards[i];
+        for (;;) {
+            pthread_mutex_lock(&shard->lock);
+            if (count + shard->count <= capacity) break;
+            size_t needed = count + shard->count;
+            pthread_mutex_unlock(&shard->lock);
+            size_t grown = capacity ? capacity : 4096;
+            while (grown < needed + needed / 8) grown *= 2;
+            lg_process_object *bigger = realloc(objects, grown * sizeof(lg_process_object));
+            if (bigger == NULL) {
+                // Out of memory: release what is held and report nothing.
+                for (size_t j = 0; j < count; j++) lg_process_release(objects[j].address);
+                free(objects);
+                return 0;
+            }
+            objects = bigger;
+            capacity = grown;
+        }
+        lg_in_hook++;
+        for (size_t slot = 0; slot < shard->capacity; slot++) {
+            lg_record record = shard->slots[slot];
+            if (record.address == 0) continue;
+            if (excludedCount > 0 && lg_address_excluded(record.address, excluded, excludedCount)) continue;
+            if (!lg_try_retain((void *)record.address)) continue;  // deinitialising: dying, not alive
+            objects[count++] = (lg_process_object){
+                record.address, *(const uintptr_t *)record.address, record.id,
+                lg_start_nanoseconds + (uint64_t)record.milliseconds * 1000000ull, record.stack, record.scope};
+        }
+        lg_in_hook--;
+        pthread_mutex_unlock(&shard->lock);
+    }
+    *result = objects;
+    return count;
+}
+
+#else  // whole-process tracking is Linux-only, and compiled out by the LeakGraphDisabled trait
+
+int lg_process_tracking_available(void) { return 0; }
+int lg_process_tracking_start(void) { return 0; }
+int lg_process_tracking_active(void) { return 0; }
+void lg_process_suppress(int delta) { (void)delta; }
+void lg_process_set_stacks(int depth, int interval) {
+    (void)depth;
+    (void)interval;
+}
+void lg_process_set_scope_provider(uint32_t (*provider)(void)) { (void)provider; }
+size_t lg_process_record_count(void) { return 0; }
+size_t lg_process_table_bytes(void) { return 0; }
+uint64_t lg_process_start_nanoseconds(void) { return 0; }
+int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity) {
+    (void)stack;
+    (void)buffer;
+    (void)capacity;
+    return 0;
+}
+size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result) {
+    (void)excluded;
+    (void)excludedCount;
+    *result = NULL;
+    return 0;
+}
+
+#endif
+
+extern void swift_release(void *object);
+
+void lg_process_release(uintptr_t address) { swift_release((void *)address); }
+
+void lg_process_free(lg_process_object *objects) { free(objects); }
+
+/// Defined by the LeakGraph module (`ProcessTracking.startedFromEnvironment`): reads the rest of
+/// the configuration (stack mode, dump at exit) in Swift.
+extern void lg_swift_process_tracking_started(void) __attribute__((weak));
+
+// `LEAKGRAPH_TRACK=all` starts recording before `main` (and before a test runner's own code).
+__attribute__((constructor)) static void lg_process_tracking_from_environment(void) {
+    const char *value = getenv("LEAKGRAPH_TRACK");
+    if (value == NULL || strcmp(value, "all") != 0) return;
+    const char *master = getenv("LEAKGRAPH");
+    if (master != NULL
+        && (strcmp(master, "off") == 0 || strcmp(master, "0") == 0 || strcmp(master, "false") == 0
+            || strcmp(master, "no") == 0 || strcmp(master, "disabled") == 0))
+        return;
+    const char *stacks = getenv("LEAKGRAPH_STACKS");
+    // The same default as tracked objects (all, 32 frames); the Swift side applies the full
+    // LEAKGRAPH_STACKS syntax as soon as LeakGraph is first used.
+    if (stacks == NULL) lg_process_set_stacks(32, 1);
+    else if (strcmp(stacks, "off") == 0 || strcmp(stacks, "0") == 0) lg_process_set_stacks(0, 0);
+    else lg_process_set_stacks(32, 1);
+    if (lg_process_tracking_start() && lg_swift_process_tracking_started != NULL) lg_swift_process_tracking_started();
+}
