@@ -489,6 +489,35 @@ size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg
     return count;
 }
 
+size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result) {
+    *result = NULL;
+    if (!atomic_load_explicit(&lg_recording, memory_order_acquire)) return 0;
+    size_t capacity = 0, count = 0;
+    uint64_t *ids = NULL;
+    for (int i = 0; i < lg_shard_count; i++) {
+        lg_shard *shard = &lg_shards[i];
+        pthread_mutex_lock(&shard->lock);
+        for (size_t slot = 0; slot < shard->capacity; slot++) {
+            lg_record record = shard->slots[slot];
+            if (record.address == 0 || record.scope != scope || record.id < minimumID) continue;
+            // Under the shard lock a recorded object cannot be freed (its deallocation waits
+            // here to remove the record), so asking whether it is dying reads live memory.
+            if (lg_is_deallocating((void *)record.address)) continue;
+            if (count == capacity) {
+                size_t grown = capacity ? capacity * 2 : 64;
+                uint64_t *bigger = realloc(ids, grown * sizeof(uint64_t));
+                if (bigger == NULL) break;
+                ids = bigger;
+                capacity = grown;
+            }
+            ids[count++] = record.id;
+        }
+        pthread_mutex_unlock(&shard->lock);
+    }
+    *result = ids;
+    return count;
+}
+
 #else  // whole-process tracking is Linux-only, and compiled out by the LeakGraphDisabled trait
 
 int lg_process_tracking_available(void) { return 0; }
@@ -509,6 +538,12 @@ int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity) {
     (void)capacity;
     return 0;
 }
+size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result) {
+    (void)scope;
+    (void)minimumID;
+    *result = NULL;
+    return 0;
+}
 size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result) {
     (void)excluded;
     (void)excludedCount;
@@ -523,6 +558,8 @@ extern void swift_release(void *object);
 void lg_process_release(uintptr_t address) { swift_release((void *)address); }
 
 void lg_process_free(lg_process_object *objects) { free(objects); }
+
+void lg_process_free_ids(uint64_t *ids) { free(ids); }
 
 /// Defined by the LeakGraph module (`ProcessTracking.startedFromEnvironment`): reads the rest of
 /// the configuration (stack mode, dump at exit) in Swift.

@@ -690,6 +690,7 @@ private struct DumpReader {
         var state = ObjectState.unspecified
         var scope: UInt32 = 0
         var leaked = false
+        var processWide = false
         do throws(DumpParseError) {
             try parser.beginObject()
             var first = true
@@ -720,6 +721,7 @@ private struct DumpReader {
                         scope = value
                     }
                 case .leaked?: leaked = try parser.null() ? false : try parser.bool()
+                case .processWide?: processWide = try parser.null() ? false : try parser.bool()
                 default: try parser.skipValue()
                 }
             }
@@ -733,11 +735,11 @@ private struct DumpReader {
             throw invalid(".strongRetainCount is \(retainCount), outside 0…\(Self.maximumRetainCount)")
         }
         if let last = contents.objects.last, last.id >= id { contents.objectsAscending = false }
-        contents.objects.append(
-            ObjectInfo(
-                id: id, type: type, label: label, strongRetainCount: retainCount, stack: stack, time: time,
-                state: state,
-                scope: scope))
+        var object = ObjectInfo(
+            id: id, type: type, label: label, strongRetainCount: retainCount, stack: stack, time: time, state: state,
+            scope: scope)
+        object.isRecordedProcessWide = processWide
+        contents.objects.append(object)
         if leaked { contents.leakedFlags.append(id) }
     }
 

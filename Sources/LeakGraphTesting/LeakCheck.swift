@@ -73,6 +73,7 @@ public enum LeakCheck {
             try? await Task.sleep(for: .milliseconds(10))
             survivors = surviving(scope: scope, options: options)
         }
+        survivors.processWide = ProcessTracking.liveObjectIDs(in: scope)
         return outcome(survivors, name: name, options: options)
     }
 
@@ -93,6 +94,7 @@ public enum LeakCheck {
             Thread.sleep(forTimeInterval: 0.01)
             survivors = surviving(scope: scope, options: options)
         }
+        survivors.processWide = ProcessTracking.liveObjectIDs(in: scope)
         return outcome(survivors, name: name, options: options)
     }
 
@@ -118,6 +120,11 @@ public enum LeakCheck {
     struct Survivors {
         var own: Set<UInt64> = []
         var offTask: Set<UInt64> = []
+        /// Objects whole-process tracking recorded in the region (not tracked objects): they fail
+        /// the check only when they leak. One that is merely alive is most often a lazily made
+        /// global or a cache entry the region happened to create first; and they are not waited
+        /// for (a leak cannot go away by waiting).
+        var processWide: Set<UInt64> = []
         var isEmpty: Bool { own.isEmpty && offTask.isEmpty }
     }
 
@@ -144,13 +151,19 @@ public enum LeakCheck {
     private static func outcome(_ survivors: Survivors, name: String, options: LeakCheckOptions) -> LeakCheckOutcome {
         var notes: [String] = []
         if let notice = notCheckedNoticeOnce() { notes.append(notice) }
-        guard !survivors.isEmpty else { return LeakCheckOutcome(findings: nil, notes: notes) }
+        guard !survivors.isEmpty || !survivors.processWide.isEmpty else {
+            return LeakCheckOutcome(findings: nil, notes: notes)
+        }
         if options.includesUnscopedObjects {
             let all = survivors.own.union(survivors.offTask)
-            return LeakCheckOutcome(findings: findings(for: all, name: name, options: options), notes: notes)
+            return LeakCheckOutcome(
+                findings: findings(for: all, ifLeaked: survivors.processWide, name: name, options: options),
+                notes: notes)
         }
         var failure: LeakFindings?
-        if !survivors.own.isEmpty { failure = findings(for: survivors.own, name: name, options: options) }
+        if !survivors.own.isEmpty || !survivors.processWide.isEmpty {
+            failure = findings(for: survivors.own, ifLeaked: survivors.processWide, name: name, options: options)
+        }
         if !survivors.offTask.isEmpty, let note = unattributedNote(survivors.offTask, name: name) {
             notes.append(note)
         }
@@ -186,11 +199,21 @@ public enum LeakCheck {
         return message
     }
 
-    private static func findings(for survivors: Set<UInt64>, name: String, options: LeakCheckOptions) -> LeakFindings {
+    /// The findings for `survivors` (tracked objects still alive) and for the objects of
+    /// `ifLeaked` that leaked; nil when there are none.
+    private static func findings(
+        for survivors: Set<UInt64>, ifLeaked candidates: Set<UInt64>, name: String, options: LeakCheckOptions
+    ) -> LeakFindings? {
         let (snapshot, report) = LeakGraph.findLeaksToDescribe()
-        let objects = snapshot.objects.filter { survivors.contains($0.id) }
+        let objects = snapshot.objects.filter { object in
+            survivors.contains(object.id)
+                || (candidates.contains(object.id) && report.leakedObjectIDs.contains(object.id)
+                    && !options.ignores(type: object.type, label: object.label))
+        }
+        guard !objects.isEmpty else { return nil }
         let ids = Set(objects.map(\.id))
-        var message = "\(objects.count) tracked object(s) allocated during \(name) are still alive"
+        let kind = objects.count > objects.filter { survivors.contains($0.id) }.count ? "" : "tracked "
+        var message = "\(objects.count) \(kind)object(s) allocated during \(name) are still alive"
         let leakedCount = objects.filter { report.leakedObjectIDs.contains($0.id) }.count
         if leakedCount > 0 { message += " (\(leakedCount) leaked in cycles nothing else holds)" }
         message += ":\n"

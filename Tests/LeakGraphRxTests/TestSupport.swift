@@ -67,17 +67,22 @@ struct Outcome {
     let snapshot: GraphSnapshot
     let report: LeakReport
 
-    /// Objects of the scope still alive.
+    /// Tracked objects of the scope still alive (the suite also runs with `LEAKGRAPH_TRACK=all`:
+    /// what whole-process tracking records besides is not what these tests are about).
     var alive: [ObjectInfo] {
-        snapshot.objects.filter { $0.scope == scope.id && $0.id >= scope.checkpoint.nextObjectID }
+        snapshot.objects.filter {
+            $0.scope == scope.id && $0.id >= scope.checkpoint.nextObjectID && !$0.isRecordedProcessWide
+        }
     }
 
     /// Bare type names (generic arguments dropped) of the objects still alive, sorted.
     var aliveTypes: [String] { alive.map { bareName($0.type) }.sorted() }
 
-    /// Cycles made only of this scope's objects.
+    /// Cycles made only of this scope's objects (whole-process ones included: a closure context
+    /// can be a member).
     var cycles: [Cycle] {
-        let mine = Set(alive.map(\.id))
+        let mine = Set(
+            snapshot.objects.filter { $0.scope == scope.id && $0.id >= scope.checkpoint.nextObjectID }.map(\.id))
         return report.cycles.filter { cycle in
             cycle.objects.allSatisfy { $0 >= scope.checkpoint.nextObjectID && mine.contains($0) }
         }

@@ -110,6 +110,11 @@ int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity);
 /// returns can be freed before the caller releases it. `*result` is malloc'd (lg_process_free).
 size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result);
 void lg_process_release(uintptr_t address);
+/// The ids of the recorded objects allocated in leak scope `scope` with an id of at least
+/// `minimumID` that are not deinitialising, read under the shard locks without retaining
+/// anything. `*result` is malloc'd (lg_process_free_ids).
+size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result);
+void lg_process_free_ids(uint64_t *ids);
 void lg_process_free(lg_process_object *objects);
 
 #endif

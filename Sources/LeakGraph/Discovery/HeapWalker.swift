@@ -61,6 +61,11 @@ struct HeapWalker {
     /// from outside).
     private(set) var limits: Set<String> = []
 
+    /// What the snapshot's heap-local-variable objects (boxes and closure contexts recorded by
+    /// whole-process tracking) were reached as, when they were reached as storage: `box of
+    /// BigValue`, `indirect List.link`. Their type is otherwise unknown from their metadata.
+    private(set) var storageNames: [UInt: String] = [:]
+
     private var nodeOfAddress: [UInt: Int] = [:]
     private var walkableClasses: [UInt: Bool] = [:]
     /// Instance plans by class metadata, without the shared cache's lock.
@@ -128,14 +133,18 @@ struct HeapWalker {
         drain()
     }
 
+    /// Walks a recorded closure context or box. Walk these after every class instance: a box
+    /// reached as storage (see ``storageNames``) holds a value, whose fields are labelled by
+    /// their own names; a closure context's captures are labelled `capture`.
     private mutating func walkContext(_ base: UnsafeRawPointer, metadata: UnsafeRawPointer, index: Int) {
         let layout = CaptureLayout.of(metadata: metadata, map: map)
         if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
+        let isStorage = storageNames[UInt(bitPattern: base)] != nil
         for capture in layout.captures.reversed() {
             stack.append(
                 Work(
-                    base: base + capture.offset, plan: capture.plan, owner: index, prefix: "capture", origin: .captured,
-                    closure: nil, hops: untrackedHops))
+                    base: base + capture.offset, plan: capture.plan, owner: index, prefix: isStorage ? "" : "capture",
+                    origin: isStorage ? .reflected : .captured, closure: nil, hops: untrackedHops))
         }
         drain()
     }
@@ -274,6 +283,13 @@ struct HeapWalker {
     ) -> (owner: Int, prefix: String)? {
         if let node = nodeOfAddress[address] {
             add(work, to: .node(node), kind: .strong, label: path)
+            return nil
+        }
+        if isTracked(address) {
+            // A box whole-process tracking recorded (the compiler allocates concrete boxes
+            // itself): an object of the snapshot, walked on its own, named after what holds it.
+            storageNames[address] = type()
+            add(work, to: .tracked(address), kind: .strong, label: path)
             return nil
         }
         guard let pointer = UnsafeMutableRawPointer(bitPattern: address) else { return nil }

@@ -16,7 +16,7 @@ package enum DumpSchema {
 
     /// The fields of an entry of `objects`.
     package enum Object: String, DumpField {
-        case id, type, label, strongRetainCount, stack, time, state, scope, leaked
+        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide
     }
 
     /// The fields of an entry of `edges`.

@@ -5,7 +5,7 @@ import Foundation
 /// The format (documented in the README, "JSON format"):
 /// ```
 /// {"format": "leakgraph", "version": 1, "pid": Int, "time": Double,
-///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked"}],
+///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide"}],
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
@@ -93,6 +93,7 @@ public enum JSONExporter {
             case .state: out.string(object.state.rawValue)
             case .scope: out.int(object.scope)
             case .leaked: out.bool(report.leakedObjectIDs.contains(object.id))
+            case .processWide: out.bool(object.isRecordedProcessWide)
             }
         }
         out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in

@@ -78,6 +78,15 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     public var state: ObjectState
     /// The leak scope the object was allocated in (0 for none).
     public var scope: UInt32
+    /// Whether whole-process tracking recorded the object (``LeakGraph/trackAllObjects()``), as
+    /// opposed to a ``TrackedObject`` or an object given to ``LeakGraph/track(_:label:)``.
+    public var isRecordedProcessWide = false
+
+    // `isRecordedProcessWide` is not coded: data coded before it existed still decodes (the
+    // dump format carries it as `processWide`).
+    private enum CodingKeys: String, CodingKey {
+        case id, type, label, strongRetainCount, stack, time, state, scope
+    }
 
     /// Creates an object description.
     /// Ids from here on name heap objects discovery added to the graph (shared storage, untracked

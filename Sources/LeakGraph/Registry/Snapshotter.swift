@@ -19,6 +19,7 @@ enum Snapshotter {
         let address: UInt
         let entry: ObjectSlot
         let label: String?
+        var isRecordedProcessWide = false
     }
 
     private struct RawEdge {
@@ -274,11 +275,12 @@ enum Snapshotter {
         for (index, object) in held.enumerated() {
             let count = retainCounts[index]
             indexOfAddress[object.address] = index
-            objects.append(
-                ObjectInfo(
-                    id: object.entry.id, type: names[index], label: object.label, strongRetainCount: count,
-                    stack: stackID(object.entry.stack), time: Double(object.entry.time) / 1e9,
-                    state: ObjectState(code: object.entry.state), scope: object.entry.scope))
+            var info = ObjectInfo(
+                id: object.entry.id, type: names[index], label: object.label, strongRetainCount: count,
+                stack: stackID(object.entry.stack), time: Double(object.entry.time) / 1e9,
+                state: ObjectState(code: object.entry.state), scope: object.entry.scope)
+            info.isRecordedProcessWide = object.isRecordedProcessWide
+            objects.append(info)
         }
 
         var edges: [EdgeInfo] = rawEdges.map { raw in
@@ -294,8 +296,23 @@ enum Snapshotter {
                 trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !ProcessTracking.isActive ? 2 : 0
             ) { indexOfAddress[$0] != nil }
-            for (index, object) in held.enumerated() { walker.walk(address: object.address, index: index) }
+            // Class instances first, then the boxes and closure contexts whole-process tracking
+            // recorded: a box must be known as one (reached from its holder) before it is walked.
+            var contexts: [Int] = []
+            for (index, object) in held.enumerated() {
+                if object.entry.metadata != 0, let metadata = UnsafeRawPointer(bitPattern: object.entry.metadata),
+                    HeapObjectKind(metadata: metadata) == .heapLocalVariable
+                {
+                    contexts.append(index)
+                } else {
+                    walker.walk(address: object.address, index: index)
+                }
+            }
+            for index in contexts { walker.walk(address: held[index].address, index: index) }
             walker.finish()
+            for index in contexts {
+                if let name = walker.storageNames[held[index].address] { objects[index].type = name }
+            }
             let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: held.count)
             for node in nodes {
                 objects.append(
@@ -356,7 +373,7 @@ enum Snapshotter {
                 time: wallNow > age ? wallNow - age : 0, stack: record.stack >= 0 ? -2 - record.stack : -1,
                 scope: record.scope)
             retainCounts.append(runtimeRetainCount(UnsafeMutableRawPointer(bitPattern: record.address)!) - 1)
-            held.append(Held(address: record.address, entry: entry, label: nil))
+            held.append(Held(address: record.address, entry: entry, label: nil, isRecordedProcessWide: true))
         }
         if ownTypes.count != knownTypes {
             let final = ownTypes

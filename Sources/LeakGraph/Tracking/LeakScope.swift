@@ -102,6 +102,15 @@ public struct LeakScope: Sendable, Hashable {
         }
     }
 
+    /// Initialises every lazy global ``currentScopeIDIfAny()`` reads. The allocation hook of
+    /// whole-process tracking calls it: initialising one of them from inside the hook (their
+    /// initialisers allocate) would wait on the very initialisation this thread is running.
+    static func prepareForAllocationHook() {
+        _ = Configuration.shared
+        _ = current
+        _ = offTaskID.load(ordering: .relaxed)
+    }
+
     /// The current scope's id, reading the task-local only while some scope is open; outside
     /// every scope's task tree, the off-task id of the open scope(s).
     @inline(__always)

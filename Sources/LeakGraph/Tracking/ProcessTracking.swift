@@ -30,9 +30,9 @@ extension LeakGraph {
 
 /// The Swift side of whole-process tracking (the records themselves live in C, in
 /// `process_tracking.c`, because the allocation hook must not allocate a Swift object).
-enum ProcessTracking {
+package enum ProcessTracking {
     /// Whether recording is on.
-    static var isActive: Bool { lg_process_tracking_active() != 0 }
+    package static var isActive: Bool { lg_process_tracking_active() != 0 }
 
     static func start() -> Bool {
         #if LEAKGRAPH_DISABLED
@@ -68,12 +68,22 @@ enum ProcessTracking {
         installScopeProvider()
     }
 
+    /// The ids of the live objects recorded in `scope` since `checkpoint` (cheap: nothing is
+    /// held, no snapshot is taken). Empty when whole-process tracking is off.
+    package static func liveObjectIDs(in scope: LeakScope) -> Set<UInt64> {
+        var buffer: UnsafeMutablePointer<UInt64>?
+        let count = lg_process_live_ids(scope.id, scope.checkpoint.nextObjectID, &buffer)
+        guard let buffer else { return [] }
+        defer { lg_process_free_ids(buffer) }
+        return Set(UnsafeBufferPointer(start: buffer, count: count))
+    }
+
     /// Installs the function the allocation hook asks for the current leak scope. Every lazy
     /// global it reads is initialised first: initialising one from inside the hook could wait on
     /// an initialisation this very thread is running.
     static func installScopeProvider() {
         guard isActive else { return }
-        _ = LeakScope.currentScopeIDIfAny()
+        LeakScope.prepareForAllocationHook()
         lg_process_set_scope_provider { LeakScope.currentScopeIDIfAny() }
     }
 }

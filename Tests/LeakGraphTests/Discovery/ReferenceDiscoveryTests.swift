@@ -159,8 +159,13 @@ struct ReferenceDiscoveryTests {
         }
         let snapshot = LeakGraph.snapshot()
         let ids = snapshot.objects(since: checkpoint).mine.filter { $0.type == "Leaf" }.map(\.id).prefix(2)
-        let captured = Set(
-            edges(from: holder, in: snapshot, checkpoint: checkpoint).filter { $0.label == "capture" }.map(\.to))
+        // With whole-process tracking the closure's context is a node of its own between them.
+        let contexts = Set(snapshot.objects.filter(\.isRecordedProcessWide).map(\.id))
+        let fromHolder = edges(from: holder, in: snapshot, checkpoint: checkpoint)
+        let throughContext = snapshot.edges.filter { edge in
+            fromHolder.contains { $0.to == edge.from && contexts.contains(edge.from) }
+        }
+        let captured = Set((fromHolder + throughContext).filter { $0.label == "capture" }.map(\.to))
         #expect(captured == Set(ids))
         withExtendedLifetime((a, b, holder)) {}
     }
