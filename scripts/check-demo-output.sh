@@ -22,4 +22,13 @@ done
 [ "$scenarios" -ge 4 ] || fail "expected one picture per leaked scenario (4), found $scenarios"
 grep -q '<svg' "$out/report.html" || fail "$out/report.html has no inline graph"
 grep -q 'Leaked cycle' "$out/report.txt" || fail "$out/report.txt names no leaked cycle"
+# Whole-process tracking: the plain classes' leaks, named with their fields.
+for file in whole-process/plain-classes.json whole-process/plain-classes.svg whole-process/report.txt; do
+  [ -s "$out/$file" ] || fail "$out/$file is missing or empty"
+done
+xmllint --noout "$out/whole-process/plain-classes.svg" || fail "whole-process/plain-classes.svg is not well-formed XML"
+grep -q 'LEAKED: 4 cycles' "$out/whole-process/report.txt" \
+  || fail "the whole-process report does not show the 4 leaked cycles of plain classes"
+grep -q 'Child —parent→ Parent —child→ Child' "$out/whole-process/report.txt" \
+  || fail "the whole-process report does not name the plain Parent/Child cycle"
 echo "check-demo-output: $out is complete and well formed"

@@ -39,7 +39,9 @@ private func subscribeAndForget(cancel: Bool) {
 /// (these run when the suite runs with `LEAKGRAPH_TRACK=all`, as CI does).
 @Suite("The Combine library itself, with whole-process tracking", .enabled(if: LeakGraph.isTrackingAllObjects))
 struct ProcessWideCombineTests {
-    @Test("a subscriber that keeps its subscription and never cancels, subject dropped: a leaked cycle of the library's types")
+    @Test(
+        "a subscriber that keeps its subscription and never cancels, subject dropped: a leaked cycle of the library's types"
+    )
     func neverCancelledLeaks() throws {
         let (scope, _) = LeakScope.run { subscribeAndForget(cancel: false) }
         var leakedTypes: Set<String> = []
