@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 /// The entry point: track objects, declare who owns whom, take snapshots.
 ///
 /// Every member is safe to call from any thread. Calls that change the graph take one short
@@ -90,8 +92,9 @@ public enum LeakGraph {
     /// How many declared edges exist (cheap: no snapshot).
     public static var edgeCount: Int { Registry.shared.liveEdgeCount }
 
-    /// Bytes the registry's own tables occupy (objects, edges, stacks, labels).
-    public static var registryByteCount: Int { Registry.shared.byteCount }
+    /// Bytes the registry's own tables occupy (objects, edges, stacks, labels), and the records
+    /// of whole-process tracking when it is on.
+    public static var registryByteCount: Int { Registry.shared.byteCount + Int(lg_process_table_bytes()) }
 
     /// Whether tracking is on. Set from the environment (`LEAKGRAPH=off` turns it off); turning
     /// it off stops new registrations, objects already tracked stay tracked until they die.

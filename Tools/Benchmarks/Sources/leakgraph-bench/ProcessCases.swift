@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import LeakGraph
 
 /// Where the closure cases store each new closure (the store frees the previous context).
@@ -47,4 +49,91 @@ func processTrackingCases() -> [BenchCase] {
         closure("process-closure-passive", "recording off (hooks linked)", recording: false),
         closure("process-closure-nostacks", "recording on, stacks off", recording: true),
     ]
+}
+
+/// A plain class with one strong reference, for the whole-process graph cases.
+final class PlainPairNode {
+    var other: PlainPairNode?
+}
+
+/// Keeps the retained half of the big whole-process graph alive.
+nonisolated(unsafe) var retainedPlainNodes: [PlainPairNode] = []
+
+/// Whole-process tracking at scale: memory per recorded object, and snapshot + verdicts over N
+/// plain objects (half in leaked pairs, half in pairs a global array holds); 2 threads allocating.
+func processScaleCases() -> [BenchCase] {
+    [
+        BenchCase(
+            name: "process-memory", group: "whole-process records", variant: "bytes per live recorded object",
+            unit: "object", iterations: 1_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            LeakGraph.trackAllObjects()
+            let before = LeakGraph.registryByteCount
+            var objects: [PlainLeaf] = []
+            objects.reserveCapacity(context.iterations)
+            var sample = measure(context.iterations) {
+                for _ in 0..<context.iterations { objects.append(PlainLeaf()) }
+            }
+            sample.metrics["bytes/object"] =
+                Double(LeakGraph.registryByteCount - before) / Double(context.iterations)
+            blackHole(objects)
+            return sample
+        },
+        BenchCase(
+            name: "process-find-leaks", group: "whole-process snapshot + verdicts",
+            variant: "findLeaks over N plain objects (N/4 leaked pairs, N/4 held pairs)", unit: "object",
+            iterations: 1_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            LeakGraph.trackAllObjects()
+            for index in 0..<context.iterations / 2 {
+                let a = PlainPairNode()
+                let b = PlainPairNode()
+                a.other = b
+                b.other = a
+                if index % 2 == 0 { retainedPlainNodes.append(a) }
+            }
+            var leaked = 0
+            var sample = measure(context.iterations) {
+                leaked = LeakGraph.findLeaks().report.leakedObjectIDs.count
+            }
+            sample.metrics["leaked objects"] = Double(leaked)
+            return sample
+        },
+        BenchCase(
+            name: "process-two-threads", group: "whole-process alloc + free, 2 threads",
+            variant: "recording on, stacks off (wall time; compare process-two-threads-passive)", unit: "object",
+            iterations: 4_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            LeakGraph.trackAllObjects()
+            return twoThreads(context.iterations)
+        },
+        BenchCase(
+            name: "process-two-threads-passive", group: "whole-process alloc + free, 2 threads",
+            variant: "recording off (hooks linked)", unit: "object", iterations: 4_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            return twoThreads(context.iterations)
+        },
+    ]
+}
+
+/// `count` small objects allocated and freed, half on each of two threads.
+private func twoThreads(_ count: Int) -> Sample {
+    measure(count) {
+        let done = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            let thread = Thread {
+                var slot: PlainLeaf?
+                for _ in 0..<count / 2 { slot = PlainLeaf() }
+                blackHole(slot)
+                done.signal()
+            }
+            thread.start()
+        }
+        done.wait()
+        done.wait()
+    }
 }
