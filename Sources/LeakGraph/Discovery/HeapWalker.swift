@@ -444,7 +444,11 @@ struct HeapWalker {
     }
 
     private mutating func array(_ storage: UInt, element: TypePlanBox, from work: Work, path: String) {
-        guard storage != 0, let pointer = UnsafeRawPointer(bitPattern: storage) else { return }
+        // Storage is not held by the snapshot (only its owner is): its address is checked against
+        // the process's mappings before anything in it is read.
+        guard storage != 0, map.isHeapLike(storage, length: UInt(CollectionLayout.arrayElementsOffset)),
+            let pointer = UnsafeRawPointer(bitPattern: storage)
+        else { return }
         let count = pointer.load(fromByteOffset: CollectionLayout.arrayCountOffset, as: Int.self)
         guard count > 0 else { return }
         let plan = element.plan
@@ -482,7 +486,9 @@ struct HeapWalker {
     private mutating func hashed(
         _ storage: UInt, key: TypePlanBox, value: TypePlanBox?, from work: Work, path: String
     ) {
-        guard storage != 0, let pointer = UnsafeRawPointer(bitPattern: storage) else { return }
+        guard storage != 0, map.isHeapLike(storage, length: UInt(CollectionLayout.dictionaryValuesOffset + 8)),
+            let pointer = UnsafeRawPointer(bitPattern: storage)
+        else { return }
         guard pointer.load(fromByteOffset: CollectionLayout.hashedCountOffset, as: Int.self) > 0 else { return }
         let keyPlan = key.plan
         let valuePlan = value?.plan ?? .empty
@@ -497,7 +503,18 @@ struct HeapWalker {
         }
         let keysOffset = value == nil ? CollectionLayout.setElementsOffset : CollectionLayout.dictionaryKeysOffset
         guard let keys = pointer.load(fromByteOffset: keysOffset, as: UnsafeRawPointer?.self) else { return }
-        let values = pointer.load(fromByteOffset: CollectionLayout.dictionaryValuesOffset, as: UnsafeRawPointer?.self)
+        let values =
+            value == nil
+            ? nil : pointer.load(fromByteOffset: CollectionLayout.dictionaryValuesOffset, as: UnsafeRawPointer?.self)
+        // The key and value areas must lie in mapped memory up to the last occupied bucket.
+        let lastBucket = UInt(buckets.max() ?? 0) + 1
+        guard map.readableBytes(at: UInt(bitPattern: keys)) >= lastBucket * UInt(max(1, key.stride)),
+            values.map({ map.readableBytes(at: UInt(bitPattern: $0)) >= lastBucket * UInt(max(1, value?.stride ?? 1)) })
+                ?? true
+        else {
+            limits.insert("hashed storage that does not look like one")
+            return
+        }
         let kind = value == nil ? "Set<\(key.type.type)>" : "[\(key.type.type): \(value!.type.type)]"
         guard let (owner, prefix) = enter(storage: storage, type: "\(kind) storage", from: work, path: path) else {
             return
@@ -538,6 +555,10 @@ struct HeapWalker {
     /// integers as numbers, anything else by its position.
     private static func keyName(_ pointer: UnsafeRawPointer, type: Any.Type, ordinal: Int) -> String {
         if type == String.self {
+            // Copied only when the copy retains nothing: a small string (its bytes are inline) or
+            // an immortal one (a literal). A native string's storage is not held by the snapshot.
+            let discriminator = pointer.load(fromByteOffset: 8, as: UInt64.self) >> 60
+            guard discriminator & 0b1010 != 0 else { return "#\(ordinal)" }
             let text = pointer.load(as: String.self)
             return "\"\(text.prefix(40))\""
         }
