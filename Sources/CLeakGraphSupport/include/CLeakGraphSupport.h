@@ -61,6 +61,12 @@ size_t lg_type_size(const void *metadata);
 size_t lg_type_stride(const void *metadata);
 uint32_t lg_type_flags(const void *metadata);
 
+/// Copies up to `length` bytes from `source`, memory another thread may free or unmap at any
+/// moment, into `destination` without ever faulting: the kernel reads it (process_vm_readv on
+/// Linux, mach_vm_read_overwrite on Apple platforms). Returns the number of bytes copied, fewer
+/// than `length` (maybe 0) when part of the range is not readable.
+size_t lg_safe_copy(void *destination, uintptr_t source, size_t length);
+
 // MARK: Whole-process tracking (process_tracking.c)
 
 /// The next object id, shared by tracked objects and whole-process records so that ids follow

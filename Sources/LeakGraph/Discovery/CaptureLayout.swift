@@ -17,10 +17,14 @@ final class CaptureLayout: Sendable {
 
     let captures: [Capture]
     let complete: Bool
+    /// The bytes from the context's start to the end of its last placed capture: what a copy of
+    /// the context must hold to walk it.
+    let byteCount: Int
 
-    init(captures: [Capture], complete: Bool) {
+    init(captures: [Capture], complete: Bool, byteCount: Int = 16) {
         self.captures = captures
         self.complete = complete
+        self.byteCount = byteCount
     }
 
     private static let cache = Locked<[UInt: CaptureLayout]>([:])
@@ -50,12 +54,12 @@ final class CaptureLayout: Sendable {
             guard let name = relativeTarget(descriptor + 12 + index * 4),
                 map.readableBytes(at: UInt(bitPattern: name)) > 0,
                 let (size, alignment, plan) = layout(ofCapture: name)
-            else { return CaptureLayout(captures: captures, complete: false) }
+            else { return CaptureLayout(captures: captures, complete: false, byteCount: offset) }
             offset = (offset + alignment - 1) / alignment * alignment
             if let plan, !plan.steps.isEmpty { captures.append(Capture(offset: offset, plan: plan)) }
             offset += size
         }
-        return CaptureLayout(captures: captures, complete: true)
+        return CaptureLayout(captures: captures, complete: true, byteCount: offset)
     }
 
     /// Size, alignment and plan of one capture; nil when its type cannot be known.

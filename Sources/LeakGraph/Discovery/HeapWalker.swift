@@ -44,12 +44,16 @@ struct DiscoveredNode {
 /// - every heap object is walked at most once per snapshot, with an explicit work stack: the
 ///   cost is linear in what is walked and no recursion depth depends on the user's data.
 ///
-/// Values must not be mutated while the walk runs (the snapshot's objects are held; their
-/// fields are read in place): snapshots are taken at quiet points, and verdicts confirmed.
+/// The snapshot's objects are held, and their fields are read in place: a word another thread
+/// writes meanwhile can be stale, which is why verdicts are confirmed by a second look. Memory the
+/// snapshot does not hold (storage, boxes) is read as ``UnheldMemory`` says: in place for
+/// snapshots of tracked objects, taken at quiet points; through fault-safe copies for
+/// whole-process snapshots, where every thread's objects are walked while they run.
 struct HeapWalker {
     private let trackedCount: Int
     private let isTracked: (UInt) -> Bool
-    private let map: MemoryMap
+    private var memory: UnheldMemory
+    private var map: MemoryMap { memory.map }
     private let scanClosures: Bool
     /// How many hops through untracked objects a walk follows to find a path back to a tracked
     /// one (a `PassthroughSubject` between a Combine subscription and its subscriber).
@@ -87,12 +91,17 @@ struct HeapWalker {
         let hops: Int
     }
 
+    /// How many fault-safe copies of unheld memory the walk made.
+    var copyCount: Int { memory.copyCount }
+
+    /// - Parameter copiesUnheldMemory: read storage and boxes through fault-safe copies
+    ///   (whole-process snapshots: other threads run meanwhile).
     init(
         trackedCount: Int, map: MemoryMap, scanClosures: Bool, untrackedHops: Int = 2,
-        isTracked: @escaping (UInt) -> Bool
+        copiesUnheldMemory: Bool = false, isTracked: @escaping (UInt) -> Bool
     ) {
         self.trackedCount = trackedCount
-        self.map = map
+        self.memory = UnheldMemory(copies: copiesUnheldMemory, map: map)
         self.scanClosures = scanClosures
         self.untrackedHops = untrackedHops
         self.isTracked = isTracked
@@ -114,8 +123,14 @@ struct HeapWalker {
             return
         }
         let cls: AnyClass = unsafeBitCast(metadata, to: AnyClass.self)
-        let walkable = walkableClasses[key] ?? Self.isWalkable(cls)
-        walkableClasses[key] = walkable
+        let walkable: Bool
+        if let known = walkableClasses[key] {
+            walkable = known
+        } else {
+            walkable = Self.isWalkable(cls)
+            walkableClasses[key] = walkable
+            memory.trust(type: key)  // the class of a held object
+        }
         guard walkable else { return }
         let plan: TypePlan
         if let known = instancePlans[key] {
@@ -137,6 +152,7 @@ struct HeapWalker {
     /// reached as storage (see ``storageNames``) holds a value, whose fields are labelled by
     /// their own names; a closure context's captures are labelled `capture`.
     private mutating func walkContext(_ base: UnsafeRawPointer, metadata: UnsafeRawPointer, index: Int) {
+        // A held context's metadata is real (the context is alive), wherever it lives.
         let layout = CaptureLayout.of(metadata: metadata, map: map)
         if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
         let isStorage = storageNames[UInt(bitPattern: base)] != nil
@@ -153,12 +169,16 @@ struct HeapWalker {
     mutating func finish() {
         for buffer in scratch { buffer.deallocate() }
         scratch.removeAll()
+        memory.freeCopies()
     }
 
+    /// Walks everything reached from the work stack, then frees the copies made on the way
+    /// (nothing found refers into them: references are addresses and labels).
     private mutating func drain() {
         while let work = stack.popLast() {
             for step in work.plan.steps { perform(step, in: work) }
         }
+        finish()
     }
 
     private static func join(_ prefix: String, _ path: String) -> String {
@@ -186,14 +206,8 @@ struct HeapWalker {
             closure(code: code, context: context, from: work, path: Self.join(work.prefix, path))
         case .box(let offset, let path):
             let word = work.base.load(fromByteOffset: offset, as: UInt.self)
-            guard word != 0, map.isHeapLike(word, length: 16), let pointer = UnsafeRawPointer(bitPattern: word) else {
-                return
-            }
-            let metadata = pointer.load(as: UInt.self)
-            guard map.readableBytes(at: metadata) >= 24, let metadataPointer = UnsafeRawPointer(bitPattern: metadata),
-                metadataPointer.load(as: UInt.self) == 0x500
-            else { return }
-            box(pointer, metadata: metadataPointer, from: work, path: Self.join(work.prefix, path))
+            guard word != 0 else { return }
+            box(word, from: work, path: Self.join(work.prefix, path))
         case .enumeration(let offset, let path, let info):
             enumeration(work.base + offset, info: info, from: work, path: Self.join(work.prefix, path))
         case .existential(let offset, let path):
@@ -266,9 +280,9 @@ struct HeapWalker {
         return true
     }
 
-    private mutating func addNode(_ address: UInt, type: String) -> Int {
+    private mutating func addNode(_ address: UInt, type: String, retainCount: Int? = nil) -> Int {
         let node = nodes.count
-        let count = UnsafeMutableRawPointer(bitPattern: address).map(runtimeRetainCount) ?? 0
+        let count = retainCount ?? UnsafeMutableRawPointer(bitPattern: address).map(runtimeRetainCount) ?? 0
         nodes.append(DiscoveredNode(address: address, type: type, retainCount: count))
         nodeOfAddress[address] = node
         return node
@@ -276,11 +290,12 @@ struct HeapWalker {
 
     /// Storage reached through a field: walked as part of the owner when that field is its only
     /// holder; otherwise a node of its own (walked once, whoever reaches it first), so that its
-    /// other holders show. Returns the owner and path prefix to walk its contents with, or nil
-    /// when it was walked already.
+    /// other holders show. Returns where to read its first `byteCount` bytes (a copy, when unheld
+    /// memory is copied), and the owner and path prefix to walk its contents with; nil when it
+    /// was walked already, is walked on its own, or cannot be read.
     private mutating func enter(
-        storage address: UInt, type: @autoclosure () -> String, from work: Work, path: String
-    ) -> (owner: Int, prefix: String)? {
+        storage address: UInt, byteCount: Int, type: @autoclosure () -> String, from work: Work, path: String
+    ) -> (base: UnsafeRawPointer, owner: Int, prefix: String)? {
         if let node = nodeOfAddress[address] {
             add(work, to: .node(node), kind: .strong, label: path)
             return nil
@@ -292,11 +307,20 @@ struct HeapWalker {
             add(work, to: .tracked(address), kind: .strong, label: path)
             return nil
         }
-        guard let pointer = UnsafeMutableRawPointer(bitPattern: address) else { return nil }
-        if runtimeRetainCount(pointer) <= 1 { return (work.owner, path) }
-        let node = addNode(address, type: type())
+        guard let base = memory.read(address, count: max(16, byteCount)) else {
+            limits.insert("storage that could not be read (freed or changed while the snapshot read it)")
+            return nil
+        }
+        // Holders of storage the snapshot does not hold: from the copied header when copying
+        // (nil: a side table or an immortal object, so not one holder), else from the runtime.
+        let holders =
+            memory.copies
+            ? UnheldMemory.strongCount(header: base) : runtimeRetainCount(UnsafeMutableRawPointer(mutating: base))
+        if let holders, holders <= 1 { return (base, work.owner, path) }
+        // An uncounted holder set is shown as many (retained, never leaked).
+        let node = addNode(address, type: type(), retainCount: holders ?? Int(Int32.max))
         add(work, to: .node(node), kind: .strong, label: path)
-        return (trackedCount + node, "")
+        return (base, trackedCount + node, "")
     }
 
     private mutating func closure(code: UInt, context: UInt, from work: Work, path: String) {
@@ -313,33 +337,37 @@ struct HeapWalker {
                 closure: code)
             return
         }
-        guard map.isHeapLike(context, length: 16), let pointer = UnsafeRawPointer(bitPattern: context) else { return }
-        let metadata = pointer.load(as: UInt.self)
-        guard metadata % 8 == 0, map.readableBytes(at: metadata) >= 24,
-            let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
-        else { return }
-        let kind = metadataPointer.load(as: UInt.self)
+        guard let header = memory.read(context, count: 16) else { return }
+        let metadata = header.load(as: UInt.self)
+        guard let kindWord = memory.readMetadata(metadata, count: 8) else { return }
+        let kind = kindWord.load(as: UInt.self)
         let captureWork = Work(
             base: work.base, plan: work.plan, owner: work.owner, prefix: work.prefix, origin: .captured, closure: code,
             hops: work.hops)
         switch kind {
         case 0x400:
-            // A closure's context: its captures, laid out as its capture descriptor says.
+            // A closure's context: its captures, laid out as its capture descriptor says. The
+            // compiler emits a context's metadata in the image; a word naming any other address
+            // is not a context's (read from storage freed meanwhile, when copying).
+            guard !memory.copies || map.isImage(metadata, length: 24),
+                let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
+            else { return }
             let layout = CaptureLayout.of(metadata: metadataPointer, map: map)
             if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
             guard !layout.captures.isEmpty,
-                let (owner, prefix) = enter(
-                    storage: context, type: "closure context", from: captureWork, path: "capture")
+                let (base, owner, prefix) = enter(
+                    storage: context, byteCount: layout.byteCount, type: "closure context", from: captureWork,
+                    path: "capture")
             else { return }
             let label = owner == work.owner ? "capture" : prefix
             for capture in layout.captures.reversed() {
                 stack.append(
                     Work(
-                        base: pointer + capture.offset, plan: capture.plan, owner: owner,
+                        base: base + capture.offset, plan: capture.plan, owner: owner,
                         prefix: label.isEmpty ? "capture" : label, origin: .captured, closure: code, hops: work.hops))
             }
         case 0x500:
-            box(pointer, metadata: metadataPointer, from: captureWork, path: "capture")
+            box(context, from: captureWork, path: "capture")
         default:
             // An untracked object captured alone: followed like any untracked reference.
             reference(context, from: captureWork, label: "capture")
@@ -347,24 +375,38 @@ struct HeapWalker {
         _ = path
     }
 
-    /// A heap box (`var` capture, indirect enum payload): its value's type and offset are in
-    /// its metadata.
-    private mutating func box(_ pointer: UnsafeRawPointer, metadata: UnsafeRawPointer, from work: Work, path: String) {
+    /// A generic heap box (a `var` capture of a generic context): its value's type and offset are
+    /// in its metadata (kind 0x500).
+    private mutating func box(_ address: UInt, from work: Work, path: String) {
+        if isTracked(address) {
+            // A concrete box whole-process tracking recorded: walked on its own, as a context.
+            add(work, to: .tracked(address), kind: .strong, label: path)
+            return
+        }
+        if let node = nodeOfAddress[address] {
+            add(work, to: .node(node), kind: .strong, label: path)
+            return
+        }
+        guard let header = memory.read(address, count: 16),
+            let metadata = memory.readMetadata(header.load(as: UInt.self), count: 24),
+            metadata.load(as: UInt.self) == 0x500
+        else { return }
         let offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
         let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
-        guard boxed != 0, map.readableBytes(at: boxed) >= 8, let boxedType = UnsafeRawPointer(bitPattern: boxed) else {
+        guard memory.isUsableType(boxed), let boxedType = UnsafeRawPointer(bitPattern: boxed) else {
             limits.insert("boxes whose type cannot be read")
             return
         }
-        let plan = TypePlan.of(unsafeBitCast(boxedType, to: Any.Type.self))
+        let type = unsafeBitCast(boxedType, to: Any.Type.self)
+        let plan = TypePlan.of(type)
         guard !plan.steps.isEmpty,
-            let (owner, prefix) = enter(
-                storage: UInt(bitPattern: pointer), type: "box of \(unsafeBitCast(boxedType, to: Any.Type.self))",
-                from: work, path: path)
+            let (base, owner, prefix) = enter(
+                storage: address, byteCount: offset + lg_type_size(boxedType), type: "box of \(type)", from: work,
+                path: path)
         else { return }
         stack.append(
             Work(
-                base: pointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
                 closure: work.closure, hops: work.hops))
     }
 
@@ -389,22 +431,24 @@ struct HeapWalker {
             // The payload lives in a heap box (shared by every copy of the value); the offset of
             // its value is in the box's metadata, whatever kind of box the compiler chose.
             let boxWord = payload.load(as: UInt.self)
-            guard boxWord != 0, map.isHeapLike(boxWord, length: 16),
-                let boxPointer = UnsafeRawPointer(bitPattern: boxWord)
+            guard boxWord != 0 else { return }
+            let name = "indirect \(info.metadata.type).\(info.cases[tag].name)"
+            if isTracked(boxWord) || nodeOfAddress[boxWord] != nil {
+                _ = enter(storage: boxWord, byteCount: 16, type: name, from: work, path: label)
+                return
+            }
+            guard let header = memory.read(boxWord, count: 16),
+                let boxMetadata = memory.readMetadata(header.load(as: UInt.self), count: 16)
             else { return }
-            let boxMetadata = boxPointer.load(as: UInt.self)
-            guard map.readableBytes(at: boxMetadata) >= 16,
-                let metadataPointer = UnsafeRawPointer(bitPattern: boxMetadata)
-            else { return }
-            let offset = Int(metadataPointer.load(fromByteOffset: 8, as: UInt32.self))
-            guard
-                let (owner, prefix) = enter(
-                    storage: boxWord, type: "indirect \(info.metadata.type).\(info.cases[tag].name)", from: work,
-                    path: label)
+            let offset = Int(boxMetadata.load(fromByteOffset: 8, as: UInt32.self))
+            let size = lg_type_size(unsafeBitCast(payloadType, to: UnsafeRawPointer.self))
+            guard offset >= 16, offset < 4096,
+                let (base, owner, prefix) = enter(
+                    storage: boxWord, byteCount: offset + size, type: name, from: work, path: label)
             else { return }
             stack.append(
                 Work(
-                    base: boxPointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                    base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
                     closure: work.closure, hops: work.hops))
             return
         }
@@ -417,6 +461,17 @@ struct HeapWalker {
     private mutating func existential(_ container: UnsafeRawPointer, from work: Work, path: String) {
         let typeWord = container.load(fromByteOffset: 24, as: UInt.self)
         guard typeWord != 0, let typePointer = UnsafeRawPointer(bitPattern: typeWord) else { return }
+        if !memory.isUsableType(typeWord) {
+            // A class instance the snapshot holds vouches for its own class.
+            let payload = container.load(as: UInt.self)
+            guard payload != 0, isTracked(payload),
+                UnsafeRawPointer(bitPattern: payload)?.load(as: UInt.self) == typeWord
+            else {
+                limits.insert("existential values of a type that cannot be checked")
+                return
+            }
+            memory.trust(type: typeWord)
+        }
         let type = unsafeBitCast(typePointer, to: Any.Type.self)
         let plan = TypePlan.of(type)
         guard !plan.steps.isEmpty else { return }
@@ -431,25 +486,28 @@ struct HeapWalker {
         }
         // Out of line: the first word is a heap box, shared by every copy of the existential.
         let boxWord = container.load(as: UInt.self)
-        guard boxWord != 0, let boxPointer = UnsafeRawPointer(bitPattern: boxWord) else { return }
+        guard boxWord != 0 else { return }
         let alignMask = Int(flags & 0xFF)
         let offset = (16 + alignMask) & ~alignMask
-        guard let (owner, prefix) = enter(storage: boxWord, type: "box of \(type)", from: work, path: path) else {
+        guard
+            let (base, owner, prefix) = enter(
+                storage: boxWord, byteCount: offset + lg_type_size(typePointer), type: "box of \(type)", from: work,
+                path: path)
+        else {
             return
         }
         stack.append(
             Work(
-                base: boxPointer + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
                 closure: work.closure, hops: work.hops))
     }
 
     private mutating func array(_ storage: UInt, element: TypePlanBox, from work: Work, path: String) {
-        // Storage is not held by the snapshot (only its owner is): its address is checked against
-        // the process's mappings before anything in it is read.
-        guard storage != 0, map.isHeapLike(storage, length: UInt(CollectionLayout.arrayElementsOffset)),
-            let pointer = UnsafeRawPointer(bitPattern: storage)
-        else { return }
-        let count = pointer.load(fromByteOffset: CollectionLayout.arrayCountOffset, as: Int.self)
+        // Storage is not held by the snapshot (only its owner is): read as `memory` says.
+        guard storage != 0, let header = memory.read(storage, count: CollectionLayout.arrayElementsOffset) else {
+            return
+        }
+        let count = header.load(fromByteOffset: CollectionLayout.arrayCountOffset, as: Int.self)
         guard count > 0 else { return }
         let plan = element.plan
         if !plan.complete { limits.insert("elements of a type whose layout cannot be read") }
@@ -457,13 +515,15 @@ struct HeapWalker {
         let stride = max(1, element.stride)
         let alignment = Int(lg_type_flags(unsafeBitCast(element.type.type, to: UnsafeRawPointer.self)) & 0xFF) + 1
         let start = (CollectionLayout.arrayElementsOffset + alignment - 1) / alignment * alignment
-        guard map.readableBytes(at: storage) >= UInt(start + count * stride) else {
+        let (elementBytes, overflow) = count.multipliedReportingOverflow(by: stride)
+        guard !overflow, elementBytes <= Int(map.readableBytes(at: storage)) else {
             limits.insert("array storage that does not look like one")
             return
         }
         guard
-            let (owner, prefix) = enter(
-                storage: storage, type: "[\(element.type.type)] storage", from: work, path: path)
+            let (pointer, owner, prefix) = enter(
+                storage: storage, byteCount: start + elementBytes, type: "[\(element.type.type)] storage", from: work,
+                path: path)
         else { return }
         let elementWork = Work(
             base: pointer, plan: plan, owner: owner, prefix: prefix, origin: work.origin, closure: work.closure,
@@ -486,44 +546,57 @@ struct HeapWalker {
     private mutating func hashed(
         _ storage: UInt, key: TypePlanBox, value: TypePlanBox?, from work: Work, path: String
     ) {
-        guard storage != 0, map.isHeapLike(storage, length: UInt(CollectionLayout.dictionaryValuesOffset + 8)),
-            let pointer = UnsafeRawPointer(bitPattern: storage)
-        else { return }
-        guard pointer.load(fromByteOffset: CollectionLayout.hashedCountOffset, as: Int.self) > 0 else { return }
+        let bitmap = value == nil ? CollectionLayout.setBitmapOffset : CollectionLayout.dictionaryBitmapOffset
+        guard storage != 0, let header = memory.read(storage, count: bitmap) else { return }
+        let count = header.load(fromByteOffset: CollectionLayout.hashedCountOffset, as: Int.self)
+        let scale = Int(header.load(fromByteOffset: CollectionLayout.hashedScaleOffset, as: Int8.self))
+        guard count > 0 else { return }
         let keyPlan = key.plan
         let valuePlan = value?.plan ?? .empty
         guard !keyPlan.steps.isEmpty || !valuePlan.steps.isEmpty else { return }
-        let bitmap = value == nil ? CollectionLayout.setBitmapOffset : CollectionLayout.dictionaryBitmapOffset
+        guard scale >= 0, scale < 40, count <= 1 << scale else {
+            limits.insert("hashed storage that does not look like one")
+            return
+        }
+        // Header and occupancy bitmap in one read (a copy, when copying); the key and value
+        // areas follow the bitmap in the same allocation.
+        let bitmapBytes = ((1 << scale) + 63) / 64 * 8
+        let kind = value == nil ? "Set<\(key.type.type)>" : "[\(key.type.type): \(value!.type.type)]"
         guard
-            let buckets = CollectionLayout.occupiedBuckets(
-                storage: pointer, bitmapOffset: bitmap, readable: map.readableBytes(at: storage))
-        else {
+            let (pointer, owner, prefix) = enter(
+                storage: storage, byteCount: bitmap + bitmapBytes, type: "\(kind) storage", from: work, path: path)
+        else { return }
+        guard let buckets = CollectionLayout.occupiedBuckets(storage: pointer, bitmapOffset: bitmap) else {
             limits.insert("hashed storage that does not look like one")
             return
         }
         let keysOffset = value == nil ? CollectionLayout.setElementsOffset : CollectionLayout.dictionaryKeysOffset
-        guard let keys = pointer.load(fromByteOffset: keysOffset, as: UnsafeRawPointer?.self) else { return }
-        let values =
-            value == nil
-            ? nil : pointer.load(fromByteOffset: CollectionLayout.dictionaryValuesOffset, as: UnsafeRawPointer?.self)
-        // The key and value areas must lie in mapped memory up to the last occupied bucket.
-        let lastBucket = UInt(buckets.max() ?? 0) + 1
-        guard map.readableBytes(at: UInt(bitPattern: keys)) >= lastBucket * UInt(max(1, key.stride)),
-            values.map({ map.readableBytes(at: UInt(bitPattern: $0)) >= lastBucket * UInt(max(1, value?.stride ?? 1)) })
-                ?? true
+        let keyStride = max(1, key.stride)
+        let valueStride = max(1, value?.stride ?? 1)
+        // The key and value areas up to the last occupied bucket.
+        let lastBucket = (buckets.last ?? 0) + 1
+        guard
+            let keys = memory.read(
+                pointer.load(fromByteOffset: keysOffset, as: UInt.self), count: lastBucket * keyStride)
         else {
             limits.insert("hashed storage that does not look like one")
             return
         }
-        let kind = value == nil ? "Set<\(key.type.type)>" : "[\(key.type.type): \(value!.type.type)]"
-        guard let (owner, prefix) = enter(storage: storage, type: "\(kind) storage", from: work, path: path) else {
-            return
+        var values: UnsafeRawPointer?
+        if value != nil {
+            values = memory.read(
+                pointer.load(fromByteOffset: CollectionLayout.dictionaryValuesOffset, as: UInt.self),
+                count: lastBucket * valueStride)
+            guard values != nil else {
+                limits.insert("hashed storage that does not look like one")
+                return
+            }
         }
-        let keyStride = max(1, key.stride)
-        let valueStride = max(1, value?.stride ?? 1)
         for (ordinal, bucket) in buckets.enumerated() {
             let keyBase = keys + bucket * keyStride
-            let name = { Self.keyName(keyBase, type: key.type.type, ordinal: ordinal) }
+            let name = { [copies = memory.copies] in
+                Self.keyName(keyBase, type: key.type.type, ordinal: ordinal, copied: copies)
+            }
             if !keyPlan.steps.isEmpty {
                 let label = value == nil ? "\(prefix)[\(ordinal)]" : "\(prefix).keys[\(name())]"
                 stack.append(
@@ -553,12 +626,14 @@ struct HeapWalker {
 
     /// A key as a path shows it, from its type alone: strings quoted (at most 40 characters),
     /// integers as numbers, anything else by its position.
-    private static func keyName(_ pointer: UnsafeRawPointer, type: Any.Type, ordinal: Int) -> String {
+    private static func keyName(_ pointer: UnsafeRawPointer, type: Any.Type, ordinal: Int, copied: Bool) -> String {
         if type == String.self {
             // Copied only when the copy retains nothing: a small string (its bytes are inline) or
             // an immortal one (a literal). A native string's storage is not held by the snapshot.
+            // Read from a copy of storage that may be stale, only a small string: its bytes are
+            // in the copy, where a literal's pointer could name anything.
             let discriminator = pointer.load(fromByteOffset: 8, as: UInt64.self) >> 60
-            guard discriminator & 0b1010 != 0 else { return "#\(ordinal)" }
+            guard discriminator & (copied ? 0b0010 : 0b1010) != 0 else { return "#\(ordinal)" }
             let text = pointer.load(as: String.self)
             return "\"\(text.prefix(40))\""
         }

@@ -13,6 +13,9 @@ struct MemoryMap {
         let readable: Bool
         let writable: Bool
         let executable: Bool
+        /// Mapped from a file (an executable or a library): never unmapped while the image stays
+        /// loaded, unlike heap memory.
+        let isImage: Bool
     }
 
     private(set) var regions: [Region] = []
@@ -26,7 +29,7 @@ struct MemoryMap {
         var line = [CChar](repeating: 0, count: 4096)
         while fgets(&line, Int32(line.count), file) != nil {
             let text = line.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            let fields = text.split(separator: " ", maxSplits: 2)
+            let fields = text.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
             guard fields.count >= 2 else { continue }
             let range = fields[0].split(separator: "-")
             guard range.count == 2, let start = UInt(range[0], radix: 16), let end = UInt(range[1], radix: 16) else {
@@ -37,7 +40,8 @@ struct MemoryMap {
             map.regions.append(
                 Region(
                     start: start, end: end, readable: permissions[0] == UInt8(ascii: "r"),
-                    writable: permissions[1] == UInt8(ascii: "w"), executable: permissions[2] == UInt8(ascii: "x")))
+                    writable: permissions[1] == UInt8(ascii: "w"), executable: permissions[2] == UInt8(ascii: "x"),
+                    isImage: fields.count == 6 && fields[5].drop(while: { $0 == " " }).hasPrefix("/")))
         }
         map.regions.sort { $0.start < $1.start }
         return map
@@ -65,6 +69,13 @@ struct MemoryMap {
         guard address % 8 == 0, let region = region(containing: address), region.readable, region.writable,
             !region.executable
         else { return false }
+        return region.end - address >= length
+    }
+
+    /// Whether `length` bytes at `address` lie in a readable mapping of a loaded image (where the
+    /// compiler's metadata and descriptors of non-generic types live).
+    func isImage(_ address: UInt, length: UInt) -> Bool {
+        guard let region = region(containing: address), region.readable, region.isImage else { return false }
         return region.end - address >= length
     }
 

@@ -292,9 +292,12 @@ enum Snapshotter {
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
             // proves a word read from them still points at a live object.
+            // Whole-process snapshots walk objects other threads are using: memory the snapshot
+            // does not hold is copied before it is read (see `UnheldMemory`).
+            let processWide = ProcessTracking.isActive
             var walker = HeapWalker(
                 trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
-                untrackedHops: options.discoverReferences && !ProcessTracking.isActive ? 2 : 0
+                untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
             ) { indexOfAddress[$0] != nil }
             // Class instances first, then the boxes and closure contexts whole-process tracking
             // recorded: a box must be known as one (reached from its holder) before it is walked.

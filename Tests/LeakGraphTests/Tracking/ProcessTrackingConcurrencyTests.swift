@@ -6,7 +6,19 @@ import Testing
 private final class ChurnNode {
     var next: ChurnNode?
     var items: [ChurnNode] = []
+    var byName: [String: ChurnNode] = [:]
+    var tags: Set<Int> = []
+    /// A struct of four words in `Any`: stored out of line, in a box the snapshot does not hold.
+    var payload: Any?
     var callback: (() -> Int)?
+}
+
+/// Big enough to be boxed when stored in `Any`.
+private struct ChurnPayload {
+    var first: ChurnNode?
+    var second: ChurnNode?
+    var numbers: [Int]
+    var name: String
 }
 
 private final class StressLeakA {
@@ -47,6 +59,13 @@ struct ProcessTrackingConcurrencyTests {
                     let node = ChurnNode()
                     node.next = keep.last
                     node.items = Array(keep.suffix(3))
+                    // Storage the snapshot never holds, replaced (and freed) while it reads.
+                    if let last = keep.last {
+                        last.byName = ["next \(round)": node, "self": last]
+                        last.tags = Set((0..<(round % 17)).map { $0 &* round })
+                        last.payload = ChurnPayload(
+                            first: node, second: keep.first, numbers: [round], name: "p\(round)")
+                    }
                     let captured = node.items.count
                     node.callback = { [weak node] in (node?.items.count ?? 0) + captured }
                     keep.append(node)
@@ -55,6 +74,8 @@ struct ProcessTrackingConcurrencyTests {
                         for old in keep.prefix(32) {
                             old.next = nil
                             old.items = []
+                            old.byName = [:]
+                            old.payload = nil
                         }
                         keep.removeFirst(32)
                     }

@@ -1,0 +1,116 @@
+import CLeakGraphSupport
+
+/// How a walk reads heap memory that its snapshot does not hold: array, dictionary and set
+/// storage, existential and generic boxes, closure contexts nobody recorded.
+///
+/// A field of a held object can be reassigned by another thread at any moment, and the storage
+/// it pointed at freed (and its pages even unmapped) while the walk is inside it. Two modes:
+/// - **in place** (snapshots of tracked objects, taken at quiet points): the memory is read
+///   where it is, after checking that it is mapped;
+/// - **copied** (whole-process snapshots, where every thread's objects are in the graph): the
+///   bytes are first copied by the kernel (``lg_safe_copy``), which reports an unreadable page
+///   instead of faulting, and the walk reads the copy. A copy of freed memory holds stale
+///   words; they are only ever *compared* with the addresses of held objects, and the type
+///   metadata a copy names is checked before the runtime is asked about it
+///   (``isUsableType(_:)``), so stale data can cost an edge, never a crash.
+struct UnheldMemory {
+    /// Whether unheld memory is copied before it is read (see the type's documentation).
+    let copies: Bool
+    let map: MemoryMap
+    /// How many copies the walk made (a figure for benchmarks and tests).
+    private(set) var copyCount = 0
+    private var scratch: [UnsafeMutableRawPointer] = []
+    /// Metadata known to be real: the classes of held objects, and metadata checked before.
+    private var usableTypes: Set<UInt> = []
+
+    /// The most bytes one read copies: larger storage is read in place only when not copying;
+    /// copied, it is left out and counted as a limit by the caller.
+    static let largestCopy = 256 << 20
+
+    init(copies: Bool, map: MemoryMap) {
+        self.copies = copies
+        self.map = map
+    }
+
+    /// `count` bytes at `address` (a heap address: 8-byte aligned, in read-write memory),
+    /// readable until ``freeCopies()``; nil when they cannot be read.
+    mutating func read(_ address: UInt, count: Int) -> UnsafeRawPointer? {
+        guard count > 0, address != 0, map.isHeapLike(address, length: UInt(count)) else { return nil }
+        guard copies else { return UnsafeRawPointer(bitPattern: address) }
+        guard count <= Self.largestCopy else { return nil }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        copyCount += 1
+        guard lg_safe_copy(copy, address, count) == count else {
+            copy.deallocate()
+            return nil
+        }
+        scratch.append(copy)
+        return UnsafeRawPointer(copy)
+    }
+
+    /// `count` bytes of metadata or descriptors at `address` (static or permanent memory of the
+    /// runtime, never freed), readable until ``freeCopies()``; nil when they cannot be read.
+    mutating func readMetadata(_ address: UInt, count: Int) -> UnsafeRawPointer? {
+        guard count > 0, address != 0, address % 8 == 0, map.readableBytes(at: address) >= UInt(count) else {
+            return nil
+        }
+        // In an image, or known: read in place. Elsewhere the word may be stale (read from a copy
+        // of freed memory): copied, so that a wrong address cannot fault.
+        guard copies, !map.isImage(address, length: UInt(count)), !usableTypes.contains(address) else {
+            return UnsafeRawPointer(bitPattern: address)
+        }
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        copyCount += 1
+        guard lg_safe_copy(copy, address, count) == count else {
+            copy.deallocate()
+            return nil
+        }
+        scratch.append(copy)
+        return UnsafeRawPointer(copy)
+    }
+
+    /// The strong retain count of the object whose header is at `header` (read from a copy or
+    /// in place), or nil when it is not kept inline (a side table, an immortal or dying object).
+    ///
+    /// Inline counts on 64-bit platforms: bit 63 says the word is a side table or the object is
+    /// immortal, bit 32 that it is deinitialising, bits 33–62 hold the strong count less one.
+    static func strongCount(header: UnsafeRawPointer) -> Int? {
+        let bits = header.load(fromByteOffset: 8, as: UInt.self)
+        guard bits >> 63 == 0, bits & (1 << 32) == 0 else { return nil }
+        return Int((bits >> 33) & ((1 << 30) - 1)) + 1
+    }
+
+    /// Notes metadata known to be real (the class of a held object).
+    mutating func trust(type metadata: UInt) {
+        usableTypes.insert(metadata)
+    }
+
+    /// Whether the runtime may be asked about `word` as type metadata.
+    ///
+    /// In place, any readable address (the value was read from a quiet heap). Copied, the word
+    /// may be stale: it must be metadata known to be real, or a struct, enum or optional whose
+    /// nominal descriptor lies in a loaded image and agrees with the metadata's kind. Anything
+    /// else (a tuple, a function, a class with no live instance) is not used: what it holds
+    /// counts as held from outside.
+    mutating func isUsableType(_ word: UInt) -> Bool {
+        guard word != 0, word % 8 == 0 else { return false }
+        guard copies else { return map.readableBytes(at: word) >= 8 }
+        if usableTypes.contains(word) { return true }
+        guard let header = readMetadata(word, count: 16) else { return false }
+        let kind = header.load(as: UInt.self)
+        let descriptor = header.load(fromByteOffset: 8, as: UInt.self)
+        guard kind == 0x200 || kind == 0x201 || kind == 0x202, descriptor % 4 == 0,
+            map.isImage(descriptor, length: 4), let pointer = UnsafeRawPointer(bitPattern: descriptor)
+        else { return false }
+        let descriptorKind = pointer.load(as: UInt32.self) & 0x1F
+        guard (kind == 0x200 && descriptorKind == 17) || (kind != 0x200 && descriptorKind == 18) else { return false }
+        usableTypes.insert(word)
+        return true
+    }
+
+    /// Frees the copies made so far.
+    mutating func freeCopies() {
+        for copy in scratch { copy.deallocate() }
+        scratch.removeAll(keepingCapacity: true)
+    }
+}
