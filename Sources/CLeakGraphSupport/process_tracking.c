@@ -483,19 +483,45 @@ static int lg_address_excluded(uintptr_t address, const uintptr_t *excluded, siz
     return low < excludedCount && excluded[low] == address;
 }
 
-size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result) {
+static int lg_id_listed(uint64_t id, const uint64_t *ids, size_t count) {
+    size_t low = 0, high = count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (ids[mid] < id) low = mid + 1; else high = mid;
+    }
+    return low < count && ids[low] == id;
+}
+
+// Nanoseconds the last lg_take_holds kept shard locks, in all and at most at once.
+static _Atomic uint64_t lg_last_hold_total = 0;
+static _Atomic uint64_t lg_last_hold_longest = 0;
+
+static uint64_t lg_now_nanoseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (uint64_t)now.tv_sec * 1000000000ull + (uint64_t)now.tv_nsec;
+}
+
+// Holds every record not in `excluded` (sorted addresses) or, when `onlyIDs` is given, only the
+// records whose id it lists (sorted).
+static size_t lg_take_holds(const uintptr_t *excluded, size_t excludedCount, const uint64_t *onlyIDs,
+                            size_t onlyCount, lg_process_object **result) {
     *result = NULL;
     if (!atomic_load_explicit(&lg_recording, memory_order_acquire)) return 0;
     size_t capacity = 0, count = 0;
     lg_process_object *objects = NULL;
+    uint64_t heldTotal = 0, heldLongest = 0;
     // One shard at a time: allocation elsewhere in the process waits for at most one shard's
     // worth of holds. The buffer is grown outside the shard lock (malloc may allocate).
     for (int i = 0; i < lg_shard_count; i++) {
         lg_shard *shard = &lg_shards[i];
+        uint64_t lockedAt;
         for (;;) {
             lg_lock(&shard->lock);
-            if (count + shard->count <= capacity) break;
-            size_t needed = count + shard->count;
+            lockedAt = lg_now_nanoseconds();
+            size_t wanted = onlyIDs != NULL && onlyCount < shard->count ? onlyCount : shard->count;
+            if (count + wanted <= capacity) break;
+            size_t needed = count + wanted;
             lg_unlock(&shard->lock);
             size_t grown = capacity ? capacity : 4096;
             while (grown < needed + needed / 8) grown *= 2;
@@ -514,6 +540,7 @@ size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg
             lg_record record = shard->slots[slot];
             if (record.address == 0) continue;
             if (excludedCount > 0 && lg_address_excluded(record.address, excluded, excludedCount)) continue;
+            if (onlyIDs != NULL && !lg_id_listed(lg_record_id(record), onlyIDs, onlyCount)) continue;
             if (!lg_try_retain((void *)record.address)) continue;  // deinitialising: dying, not alive
             objects[count++] = (lg_process_object){
                 record.address, *(const uintptr_t *)record.address, lg_record_id(record),
@@ -521,10 +548,33 @@ size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg
                 record.scope};
         }
         lg_in_hook--;
+        uint64_t held = lg_now_nanoseconds() - lockedAt;
         lg_unlock(&shard->lock);
+        heldTotal += held;
+        if (held > heldLongest) heldLongest = held;
     }
+    atomic_store_explicit(&lg_last_hold_total, heldTotal, memory_order_relaxed);
+    atomic_store_explicit(&lg_last_hold_longest, heldLongest, memory_order_relaxed);
     *result = objects;
     return count;
+}
+
+size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result) {
+    return lg_take_holds(excluded, excludedCount, NULL, 0, result);
+}
+
+size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount, const uint64_t *ids, size_t count,
+                                lg_process_object **result) {
+    if (count == 0) {
+        *result = NULL;
+        return 0;
+    }
+    return lg_take_holds(excluded, excludedCount, ids, count, result);
+}
+
+void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
+    *total = atomic_load_explicit(&lg_last_hold_total, memory_order_relaxed);
+    *longest = atomic_load_explicit(&lg_last_hold_longest, memory_order_relaxed);
 }
 
 size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result) {
@@ -587,6 +637,21 @@ size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg
     (void)excludedCount;
     *result = NULL;
     return 0;
+}
+
+size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount, const uint64_t *ids, size_t count,
+                                lg_process_object **result) {
+    (void)excluded;
+    (void)excludedCount;
+    (void)ids;
+    (void)count;
+    *result = NULL;
+    return 0;
+}
+
+void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
+    *total = 0;
+    *longest = 0;
 }
 
 #endif

@@ -115,6 +115,12 @@ int lg_process_stack_frames(int32_t stack, uintptr_t *buffer, int capacity);
 /// address is not in `excluded` (sorted ascending), under each shard's lock, so that no object it
 /// returns can be freed before the caller releases it. `*result` is malloc'd (lg_process_free).
 size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg_process_object **result);
+/// Like lg_process_take_holds, for the records whose id `ids` (sorted, `count` of them) lists.
+size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount, const uint64_t *ids, size_t count,
+                                lg_process_object **result);
+/// How long the last taking of holds kept shard locks (which allocation needs): in all, and at
+/// most at once, in nanoseconds.
+void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest);
 void lg_process_release(uintptr_t address);
 /// The ids of the recorded objects allocated in leak scope `scope` with an id of at least
 /// `minimumID` that are not deinitialising, read under the shard locks without retaining

@@ -14,22 +14,27 @@ extension LeakGraph {
     /// is kept only when a second, declared-only look finds the same retain count and the same
     /// declared in-edges for every member. Unconfirmed cycles are reported as retained.
     ///
-    /// Cost: one snapshot when nothing leaked, plus a cheap declared-only one otherwise.
+    /// Cost: one snapshot when nothing leaked, plus a second look at the leaked objects alone
+    /// otherwise.
     public static func findLeaks(options: SnapshotOptions = .default) -> (snapshot: GraphSnapshot, report: LeakReport) {
         let first = snapshot(options: options)
         let firstReport = LeakDetector.analyze(first)
         guard firstReport.hasLeaks else { return (first, firstReport) }
         // The second look reads only what can have moved under a racing thread: retain counts
         // and declared edges (cheap: nothing is held, nothing is reflected).
-        // Nodes that discovery added (shared storage, untracked objects) exist only in a full
-        // snapshot: when a leak goes through one, the second look is a full one too, and every
-        // strong in-edge is compared, not only declared ones.
-        // Objects recorded by whole-process tracking are not in the registry either.
+        // Nodes that discovery added (shared storage, untracked objects) exist only in a walked
+        // snapshot: when a leak goes through one, the second look walks again, and every strong
+        // in-edge is compared, not only declared ones. It holds and walks the suspects alone:
+        // every strong in-edge of a leaked object comes from a leaked object, and a new holder
+        // from outside shows as a changed retain count. Objects recorded by whole-process
+        // tracking are not in the registry either.
         let throughDiscovered =
             ProcessTracking.isActive || firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
         // The leaked ids in a fixed order: both looks fill arrays in this order and compare them
         // slot by slot (no hashing per object or edge).
         let leakedIDs = firstReport.leakedObjectIDs.sorted()
+        // Discovered nodes are found again by walking the objects that hold them.
+        let suspects = leakedIDs.filter { $0 < ObjectInfo.discoveredNodeIDBase }
         let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered)
         // Another thread's snapshot letting go of its holds at that very moment over-counts a
         // retain count for an instant: a real leak cannot change, so look again (a few times,
@@ -41,7 +46,10 @@ extension LeakGraph {
             // registry instead of building a whole snapshot.
             let after =
                 throughDiscovered
-                ? Fingerprints(snapshot(options: options), ids: leakedIDs, declaredOnly: false).values
+                ? Fingerprints(
+                    Snapshotter.take(Registry.shared, options: options, only: suspects), ids: leakedIDs,
+                    declaredOnly: false
+                ).values
                 : Snapshotter.declaredFingerprints(Registry.shared, ids: leakedIDs)
             confirmed = []
             for (slot, id) in leakedIDs.enumerated() where before.values[slot] == after[slot] {

@@ -338,12 +338,7 @@ private struct Verdicts {
                 }
             }
         }
-        // Field by field, not as tuples: tuple `<` is generic (slow in debug builds).
-        cycles.sort { a, b in
-            if a.leaked != b.leaked { return a.leaked }
-            if a.signature != b.signature { return a.signature < b.signature }
-            return (a.objects.first ?? 0) < (b.objects.first ?? 0)
-        }
+        cycles = Self.inReportOrder(cycles)
 
         var unknownOwners: [UnknownOwner] = []
         var finished: [UInt64] = []
@@ -382,6 +377,43 @@ private struct Verdicts {
     }
 
     /// One loop through the component, from its canonical start, found breadth-first.
+    /// Leaked cycles first, then by signature, then by first member. Signatures repeat (half a
+    /// million leaked pairs share one): each distinct one is ranked once, and the cycles are
+    /// ordered by integers instead of comparing strings and moving big values in the sort.
+    private static func inReportOrder(_ cycles: [Cycle]) -> [Cycle] {
+        guard cycles.count > 1 else { return cycles }
+        // Hashing a string normalises it: neighbours (often of one signature) are compared first.
+        var rankOfSignature: [String: Int] = [:]
+        var previous: String?
+        for cycle in cycles where cycle.signature != previous {
+            previous = cycle.signature
+            if rankOfSignature[cycle.signature] == nil { rankOfSignature[cycle.signature] = 0 }
+        }
+        for (rank, signature) in rankOfSignature.keys.sorted().enumerated() { rankOfSignature[signature] = rank }
+        var previousRank = (signature: "", rank: 0)
+        struct Key {
+            let leaked: Bool
+            let rank: Int
+            let first: UInt64
+            let position: Int
+        }
+        var keys = cycles.indices.map { position in
+            let signature = cycles[position].signature
+            if signature != previousRank.signature { previousRank = (signature, rankOfSignature[signature]!) }
+            return Key(
+                leaked: cycles[position].leaked, rank: previousRank.rank, first: cycles[position].objects.first ?? 0,
+                position: position)
+        }
+        // Field by field, not as tuples: tuple `<` is generic (slow in debug builds).
+        keys.sort { a, b in
+            if a.leaked != b.leaked { return a.leaked }
+            if a.rank != b.rank { return a.rank < b.rank }
+            if a.first != b.first { return a.first < b.first }
+            return a.position < b.position
+        }
+        return keys.map { cycles[$0.position] }
+    }
+
     private func describe(_ group: ArraySlice<Int32>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
         // Locals, not `self.…` inside the closures below: a closure reading a stored property
         // of this struct copies the whole struct on every call.

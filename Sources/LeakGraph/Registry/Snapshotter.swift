@@ -79,7 +79,9 @@ enum Snapshotter {
         return Unmanaged.passRetained(object)
     }
 
-    static func take(_ registry: Registry, options: SnapshotOptions) -> GraphSnapshot {
+    /// - Parameter only: when given (ascending ids), the snapshot holds and walks only these
+    ///   objects: a second look at a few suspects, costing what they are, not what the process is.
+    static func take(_ registry: Registry, options: SnapshotOptions, only: [UInt64]? = nil) -> GraphSnapshot {
         // LeakGraph's own allocations while it looks are not the program's: not recorded (until
         // the holds are let go: a deinit that runs then is the program's).
         lg_process_suppress(1)
@@ -87,7 +89,7 @@ enum Snapshotter {
         defer { if suppressed { lg_process_suppress(-1) } }
         let discovers = options.discoverReferences || options.scanClosures
         guard discovers else {
-            return withoutReleasesUnderway { take(registry, options: options, holding: false).snapshot }
+            return withoutReleasesUnderway { take(registry, options: options, holding: false, only: only).snapshot }
         }
         var taken: (snapshot: GraphSnapshot, held: [UInt])?
         while taken == nil {
@@ -104,7 +106,7 @@ enum Snapshotter {
                     return
                 }
                 count += 1
-                taken = take(registry, options: options, holding: true)
+                taken = take(registry, options: options, holding: true, only: only)
                 // Counted in flight before the gate opens, so that the next holding snapshot
                 // waits for these holds to be let go. (Counted after the gate, one could slip
                 // in and read a count while a hold of this one was unlisted but not yet
@@ -168,7 +170,7 @@ enum Snapshotter {
     /// the registry lock, where no registered object can be freed (its `deinit` waits for the
     /// lock to unregister), and objects already deinitialising are skipped. A declared-only
     /// snapshot therefore never delays a deallocation.
-    private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool)
+    private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool, only: [UInt64]?)
         -> (snapshot: GraphSnapshot, held: [UInt])
     {
         registry.pruneDeadExternals()
@@ -188,6 +190,7 @@ enum Snapshotter {
                 let entry = state.objects[slot]
                 let address = entry.address
                 guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
+                if let only, !only.containsSorted(entry.id) { continue }
                 if entry.isExternal {
                     guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
                     externals.append(strong)
@@ -212,7 +215,7 @@ enum Snapshotter {
                 // way; tracked objects are already in and are left out.
                 let first = held.count
                 ownHolds = holdProcessObjects(
-                    excluding: held.map(\.address).sorted(), into: &held, retainCounts: &retainCounts)
+                    excluding: held.map(\.address).sorted(), only: only, into: &held, retainCounts: &retainCounts)
                 for object in held[first...] where object.entry.stack != -1 && stackFrames[object.entry.stack] == nil {
                     stackFrames[object.entry.stack] = processStack(object.entry.stack)
                 }
@@ -253,6 +256,11 @@ enum Snapshotter {
         for external in externals { external.release() }
         for address in ownHolds { lg_process_release(address) }
         retainCounts = retainCounts.map { max(0, $0) }
+        // In id order (whole-process records come in hash order): then the objects need no
+        // sorting later, and edges come out of `merge` in order.
+        if !held.indices.dropFirst().allSatisfy({ held[$0 - 1].entry.id < held[$0].entry.id }) {
+            sortByID(&held, &retainCounts, &rawEdges)
+        }
 
         // Compact stack ids in order of first use, so dumps are small and deterministic.
         var stackIDs: [Int32: Int] = [:]
@@ -269,12 +277,11 @@ enum Snapshotter {
         let names = typeNames(for: held.map { $0.entry.metadata })
         var objects: [ObjectInfo] = []
         objects.reserveCapacity(held.count)
-        var indexOfAddress: [UInt: Int] = [:]
+        var indexOfAddress = FlatIndex(capacity: held.count)
         var discoveryLimits: [String] = []
-        indexOfAddress.reserveCapacity(held.count)
         for (index, object) in held.enumerated() {
             let count = retainCounts[index]
-            indexOfAddress[object.address] = index
+            indexOfAddress.insert(UInt64(object.address), position: index)
             var info = ObjectInfo(
                 id: object.entry.id, type: names[index], label: object.label, strongRetainCount: count,
                 stack: stackID(object.entry.stack), time: Double(object.entry.time) / 1e9,
@@ -298,7 +305,7 @@ enum Snapshotter {
             var walker = HeapWalker(
                 trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
-            ) { indexOfAddress[$0] != nil }
+            ) { indexOfAddress.position(of: UInt64($0)) != nil }
             // Class instances first, then the boxes and closure contexts whole-process tracking
             // recorded: a box must be known as one (reached from its holder) before it is walked.
             var contexts: [Int] = []
@@ -324,9 +331,12 @@ enum Snapshotter {
                         strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0))
                 retainCounts.append(node.retainCount)
             }
-            edges += merge(
+            let merged = merge(
                 references, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
                 objects: objects, indexOfAddress: indexOfAddress, trackedCount: held.count)
+            // Appended to the declared edges without growing them step by step (a million
+            // edges copied twice was a tenth of a big snapshot).
+            if edges.isEmpty { edges = merged } else { edges.append(contentsOf: merged) }
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
             discoveryLimits = walker.limits.sorted()
         }
@@ -342,15 +352,44 @@ enum Snapshotter {
         return (snapshot, holding ? held.map(\.address) : [])
     }
 
+    /// Puts the held objects (and their retain counts) in id order, renumbering the declared
+    /// edges: one sort of packed integers, then one move of each object.
+    private static func sortByID(_ held: inout [Held], _ retainCounts: inout [Int], _ rawEdges: inout [RawEdge]) {
+        // Ids below 2^40 and positions below 2^24 pack into one word; past that, a plain sort.
+        let order: [Int]
+        if held.count < 1 << 24, held.allSatisfy({ $0.entry.id < 1 << 40 }) {
+            var packed = held.indices.map { UInt64(held[$0].entry.id) << 24 | UInt64($0) }
+            packed.sort()
+            order = packed.map { Int($0 & 0xFF_FFFF) }
+        } else {
+            order = held.indices.sorted { held[$0].entry.id < held[$1].entry.id }
+        }
+        var newPosition = [Int](repeating: 0, count: held.count)
+        for (position, old) in order.enumerated() { newPosition[old] = position }
+        held = order.map { held[$0] }
+        retainCounts = order.map { retainCounts[$0] }
+        for index in rawEdges.indices {
+            let edge = rawEdges[index]
+            rawEdges[index] = RawEdge(
+                from: newPosition[edge.from], to: newPosition[edge.to], kind: edge.kind, label: edge.label,
+                count: edge.count, site: edge.site)
+        }
+    }
+
     /// Takes a hold on every object whole-process tracking recorded, except `excluded` (sorted),
     /// and appends each with its retain count (the hold subtracted). LeakGraph's own objects
     /// (its registry, caches, locks) are left out: their holds are returned, for the caller to
     /// release once it has left every lock.
     private static func holdProcessObjects(
-        excluding excluded: [UInt], into held: inout [Held], retainCounts: inout [Int]
+        excluding excluded: [UInt], only: [UInt64]?, into held: inout [Held], retainCounts: inout [Int]
     ) -> [UInt] {
         var buffer: UnsafeMutablePointer<lg_process_object>?
-        let count = excluded.withUnsafeBufferPointer { lg_process_take_holds($0.baseAddress, $0.count, &buffer) }
+        let count = excluded.withUnsafeBufferPointer { excluded in
+            guard let only else { return lg_process_take_holds(excluded.baseAddress, excluded.count, &buffer) }
+            return only.withUnsafeBufferPointer {
+                lg_process_take_holds_of(excluded.baseAddress, excluded.count, $0.baseAddress, $0.count, &buffer)
+            }
+        }
         guard let buffer else { return [] }
         defer { lg_process_free(buffer) }
         var own: [UInt] = []
@@ -467,11 +506,12 @@ enum Snapshotter {
                 queue.append(predecessor)
             }
         }
+        // In address order: a node's id is made from its address, and objects go in id order.
         var renumbered = [Int](repeating: -1, count: nodes.count)
         var kept: [DiscoveredNode] = []
-        for (index, node) in nodes.enumerated() where useful[index] {
+        for index in nodes.indices.filter({ useful[$0] }).sorted(by: { nodes[$0].address < nodes[$1].address }) {
             renumbered[index] = kept.count
-            kept.append(node)
+            kept.append(nodes[index])
         }
         let references = found.compactMap { reference -> DiscoveredReference? in
             var from = reference.from
@@ -497,7 +537,7 @@ enum Snapshotter {
     /// already account for.
     private static func merge(
         _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
-        indexOfAddress: [UInt: Int], trackedCount: Int
+        indexOfAddress: FlatIndex, trackedCount: Int
     ) -> [EdgeInfo] {
         // Both sides sorted by (from, to) and walked together: a million references cost two
         // sorts of plain integers, not a dictionary entry and an array per owner–target pair.
@@ -534,7 +574,7 @@ enum Snapshotter {
         for (order, reference) in found.enumerated() {
             switch reference.to {
             case .tracked(let address):
-                guard let index = indexOfAddress[address] else { continue }
+                guard let index = indexOfAddress.position(of: UInt64(address)) else { continue }
                 resolved.append(Resolved(from: reference.from, to: index, order: order))
             case .node(let node):
                 resolved.append(Resolved(from: reference.from, to: trackedCount + node, order: order))
@@ -605,31 +645,60 @@ enum Snapshotter {
         }
         // Field by field, not as tuples: tuple `<` is generic and, in a debug build, looks up
         // tuple metadata for every comparison.
-        return result.sorted { a, b in
+        func before(_ a: EdgeInfo, _ b: EdgeInfo) -> Bool {
             if a.from != b.from { return a.from < b.from }
             if a.to != b.to { return a.to < b.to }
             return a.label < b.label
         }
+        // Objects are in id order, so edges come out ordered by (from, to) already: only the
+        // edges of one pair need ordering by label, in place. Sorted whole otherwise.
+        var start = 0
+        var pairsInOrder = true
+        while start < result.count {
+            var end = start + 1
+            while end < result.count && result[end].from == result[start].from && result[end].to == result[start].to {
+                end += 1
+            }
+            if end - start > 1 { result[start..<end].sort(by: before) }
+            if end < result.count && !before(result[end - 1], result[end]) { pairsInOrder = false }
+            start = end
+        }
+        if !pairsInOrder { result.sort(by: before) }
+        return result
     }
 
     /// More strong references into an object than its retain count allows means some found ones
     /// are not strong (an `unowned` capture looks like a strong one): downgrade found references
     /// to `.unknown` until the count fits. Declared edges are trusted.
     private static func reconcile(_ edges: inout [EdgeInfo], objects: [ObjectInfo], retainCounts: [Int]) {
-        var index: [UInt64: Int] = [:]
-        for (position, object) in objects.enumerated() { index[object.id] = position }
+        var index = FlatIndex(capacity: objects.count)
+        // Ids may be 0 in principle: shifted by one, as the index's keys are nonzero.
+        for (position, object) in objects.enumerated() { index.insert(object.id &+ 1, position: position) }
         var strongIn = [Int](repeating: 0, count: objects.count)
         for edge in edges where edge.kind == .strong {
-            strongIn[index[edge.to]!] += edge.count
+            strongIn[index.position(of: edge.to &+ 1)!] += edge.count
         }
         for position in edges.indices.reversed() {
             let edge = edges[position]
             guard edge.kind == .strong, edge.origin != .declared else { continue }
-            let target = index[edge.to]!
+            let target = index.position(of: edge.to &+ 1)!
             if strongIn[target] > retainCounts[target] {
                 edges[position].kind = .unknown
                 strongIn[target] -= edge.count
             }
         }
+    }
+}
+
+extension Array where Element == UInt64 {
+    /// Whether this ascending array contains `value` (binary search).
+    func containsSorted(_ value: UInt64) -> Bool {
+        var low = 0
+        var high = count
+        while low < high {
+            let mid = (low + high) / 2
+            if self[mid] < value { low = mid + 1 } else { high = mid }
+        }
+        return low < count && self[low] == value
     }
 }

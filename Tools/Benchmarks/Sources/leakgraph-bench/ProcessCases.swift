@@ -1,3 +1,4 @@
+import CLeakGraphSupport
 import Dispatch
 import Foundation
 import LeakGraph
@@ -99,6 +100,39 @@ func processScaleCases() -> [BenchCase] {
                 leaked = LeakGraph.findLeaks().report.leakedObjectIDs.count
             }
             sample.metrics["leaked objects"] = Double(leaked)
+            // The first look (the whole process) holds the shard locks longest: measured alone.
+            _ = LeakGraph.snapshot()
+            var total: UInt64 = 0
+            var longest: UInt64 = 0
+            lg_process_last_hold_nanoseconds(&total, &longest)
+            sample.metrics["shard locks held ms"] = Double(total) / 1e6
+            sample.metrics["longest hold ms"] = Double(longest) / 1e6
+            return sample
+        },
+        BenchCase(
+            name: "process-snapshot-verdicts", group: "whole-process snapshot + verdicts",
+            variant: "one snapshot + LeakDetector.analyze over N plain objects (no confirming look)", unit: "object",
+            iterations: 1_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            LeakGraph.trackAllObjects()
+            for index in 0..<context.iterations / 2 {
+                let a = PlainPairNode()
+                let b = PlainPairNode()
+                a.other = b
+                b.other = a
+                if index % 2 == 0 { retainedPlainNodes.append(a) }
+            }
+            var leaked = 0
+            var snapshotSeconds = 0.0
+            var sample = measure(context.iterations) {
+                let start = DispatchTime.now().uptimeNanoseconds
+                let snapshot = LeakGraph.snapshot()
+                snapshotSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+                leaked = LeakDetector.analyze(snapshot).leakedObjectIDs.count
+            }
+            sample.metrics["leaked objects"] = Double(leaked)
+            sample.metrics["snapshot s"] = snapshotSeconds
             return sample
         },
         BenchCase(
