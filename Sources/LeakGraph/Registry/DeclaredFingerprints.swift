@@ -53,7 +53,8 @@ extension Snapshotter {
                 }
             }
             // Read after every count, as `take` does (see there why the order matters).
-            let othersHold = releasing.withLock { $0 }
+            let listed = releasing.withLock { $0.listed }
+            let othersHold = listed.isEmpty ? [:] : HoldLedger.counts(listed)
             var fingerprintOfSlot = [Int32](repeating: -1, count: state.objects.count)
             for slot in state.objects.indices where counts[slot] >= 0 {
                 let entry = state.objects[slot]

@@ -36,9 +36,9 @@ enum Snapshotter {
     /// Only one snapshot at a time holds objects, so that its own +1 is the only one to
     /// subtract from the retain counts it reads.
     private static let holdingGate = Locked(0)  // the count of holding snapshots taken
-    /// Holds that snapshots have taken and not yet let go of, by address: other snapshots
-    /// subtract them from the retain counts they read.
-    static let releasing = Locked<[UInt: Int]>([:])
+    /// Holds that snapshots have taken and not yet let go of: other snapshots subtract them
+    /// from the retain counts they read.
+    static let releasing = Locked(HoldLedger())
 
     /// How many snapshots are releasing their holds right now (on any thread).
     private static let releasesInFlight = Atomic<Int>(0)
@@ -91,7 +91,7 @@ enum Snapshotter {
         guard discovers else {
             return withoutReleasesUnderway { take(registry, options: options, holding: false, only: only).snapshot }
         }
-        var taken: (snapshot: GraphSnapshot, held: [UInt])?
+        var taken: (snapshot: GraphSnapshot, held: [UInt], listing: Int)?
         while taken == nil {
             // Waited for outside the gate: a deinit run by those releases may itself take a
             // snapshot, which needs the gate.
@@ -115,7 +115,7 @@ enum Snapshotter {
                 releasesInFlight.add(1, ordering: .sequentiallyConsistent)
             }
         }
-        guard let (snapshot, held) = taken else { return GraphSnapshot(objects: [], edges: []) }  // not reached
+        guard let (snapshot, held, listing) = taken else { return GraphSnapshot(objects: [], edges: []) }  // not reached
         // Released outside every lock: a release may run a deinit that takes a snapshot. Each
         // hold is unlisted before it is released, so a snapshot reading meanwhile can only
         // over-count (a safe "retained"), never under-count; declared-only reads avoid even that
@@ -129,11 +129,7 @@ enum Snapshotter {
         while start < held.count {
             let end = min(held.count, start + 256)
             batchesUnlisted.add(1, ordering: .sequentiallyConsistent)
-            releasing.withLock { counts in
-                for address in held[start..<end] {
-                    if counts[address] == 1 { counts[address] = nil } else { counts[address]! -= 1 }
-                }
-            }
+            releasing.withLock { $0.unlist(listing, before: end) }
             for address in held[start..<end] {
                 Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
             }
@@ -171,7 +167,7 @@ enum Snapshotter {
     /// lock to unregister), and objects already deinitialising are skipped. A declared-only
     /// snapshot therefore never delays a deallocation.
     private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool, only: [UInt64]?)
-        -> (snapshot: GraphSnapshot, held: [UInt])
+        -> (snapshot: GraphSnapshot, held: [UInt], listing: Int)
     {
         registry.pruneDeadExternals()
         let time = Double(coarseWallClockNanoseconds()) / 1e9
@@ -182,6 +178,8 @@ enum Snapshotter {
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
         var ownHolds: [UInt] = []
+        var heldAddresses: [UInt] = []
+        var listing = -1
         registry.withStateForSnapshot { state in
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
@@ -225,8 +223,9 @@ enum Snapshotter {
             // still listed here (exact), and one released before is no longer listed (exact);
             // reading the list first could subtract a hold twice and make a live object look
             // explained, the one error the verdict must never make.
-            let othersHold = releasing.withLock { $0 }
-            if !othersHold.isEmpty {
+            let listed = releasing.withLock { $0.listed }
+            if !listed.isEmpty {
+                let othersHold = HoldLedger.counts(listed)
                 for (index, object) in held.enumerated() {
                     if let holds = othersHold[object.address] { retainCounts[index] -= holds }
                 }
@@ -234,9 +233,8 @@ enum Snapshotter {
             if holding {
                 // Listed while still under the registry lock, so that every other snapshot sees
                 // these holds either not yet taken or listed, for as long as they last.
-                releasing.withLock { counts in
-                    for object in held { counts[object.address, default: 0] += 1 }
-                }
+                heldAddresses = held.map(\.address)
+                listing = releasing.withLock { $0.list(heldAddresses) }
             }
             rawEdges.reserveCapacity(state.liveEdgeCount)
             for edge in state.edges where edge.from >= 0 {
@@ -349,7 +347,7 @@ enum Snapshotter {
         }
         var snapshot = GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
         snapshot.discoveryLimits = discoveryLimits
-        return (snapshot, holding ? held.map(\.address) : [])
+        return (snapshot, heldAddresses, listing)
     }
 
     /// Puts the held objects (and their retain counts) in id order, renumbering the declared
