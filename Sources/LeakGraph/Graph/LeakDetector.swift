@@ -338,7 +338,7 @@ private struct Verdicts {
                 }
             }
         }
-        cycles = Self.inReportOrder(cycles)
+        Self.putInReportOrder(&cycles)
 
         var unknownOwners: [UnknownOwner] = []
         var finished: [UInt64] = []
@@ -380,8 +380,8 @@ private struct Verdicts {
     /// Leaked cycles first, then by signature, then by first member. Signatures repeat (half a
     /// million leaked pairs share one): each distinct one is ranked once, and the cycles are
     /// ordered by integers instead of comparing strings and moving big values in the sort.
-    private static func inReportOrder(_ cycles: [Cycle]) -> [Cycle] {
-        guard cycles.count > 1 else { return cycles }
+    private static func putInReportOrder(_ cycles: inout [Cycle]) {
+        guard cycles.count > 1 else { return }
         // Hashing a string normalises it: neighbours (often of one signature) are compared first.
         var rankOfSignature: [String: Int] = [:]
         var previous: String?
@@ -411,7 +411,19 @@ private struct Verdicts {
             if a.first != b.first { return a.first < b.first }
             return a.position < b.position
         }
-        return keys.map { cycles[$0.position] }
+        // Applied in place, one permutation cycle at a time: swaps move values, where building a
+        // new array would retain and release every cycle's arrays and strings.
+        var source = keys.map(\.position)  // cycles[i] must become the cycle now at source[i]
+        for start in source.indices where source[start] != start {
+            var index = start
+            while true {
+                let next = source[index]
+                source[index] = index
+                if next == start { break }
+                cycles.swapAt(index, next)
+                index = next
+            }
+        }
     }
 
     private func describe(_ group: ArraySlice<Int32>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {

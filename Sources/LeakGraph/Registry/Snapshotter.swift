@@ -669,19 +669,28 @@ enum Snapshotter {
     /// are not strong (an `unowned` capture looks like a strong one): downgrade found references
     /// to `.unknown` until the count fits. Declared edges are trusted.
     private static func reconcile(_ edges: inout [EdgeInfo], objects: [ObjectInfo], retainCounts: [Int]) {
-        var index = FlatIndex(capacity: objects.count)
-        // Ids may be 0 in principle: shifted by one, as the index's keys are nonzero.
-        for (position, object) in objects.enumerated() { index.insert(object.id &+ 1, position: position) }
+        // Objects are in id order here (see `sortByID`): a direct table or a binary search. If
+        // they ever were not, an open-addressing index of the ids.
+        let position: (UInt64) -> Int
+        if objects.indices.dropFirst().allSatisfy({ objects[$0 - 1].id < objects[$0].id }) {
+            let index = NodeIndex(objects)
+            position = { index.node(of: $0) }
+        } else {
+            var index = FlatIndex(capacity: objects.count)
+            // Shifted by one: the index's keys are nonzero.
+            for (place, object) in objects.enumerated() { index.insert(object.id &+ 1, position: place) }
+            position = { index.position(of: $0 &+ 1) ?? -1 }
+        }
         var strongIn = [Int](repeating: 0, count: objects.count)
         for edge in edges where edge.kind == .strong {
-            strongIn[index.position(of: edge.to &+ 1)!] += edge.count
+            strongIn[position(edge.to)] += edge.count
         }
-        for position in edges.indices.reversed() {
-            let edge = edges[position]
+        for place in edges.indices.reversed() {
+            let edge = edges[place]
             guard edge.kind == .strong, edge.origin != .declared else { continue }
-            let target = index.position(of: edge.to &+ 1)!
+            let target = position(edge.to)
             if strongIn[target] > retainCounts[target] {
-                edges[position].kind = .unknown
+                edges[place].kind = .unknown
                 strongIn[target] -= edge.count
             }
         }
