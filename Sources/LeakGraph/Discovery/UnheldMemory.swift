@@ -38,14 +38,7 @@ struct UnheldMemory {
         guard count > 0, address != 0, map.isHeapLike(address, length: UInt(count)) else { return nil }
         guard copies else { return UnsafeRawPointer(bitPattern: address) }
         guard count <= Self.largestCopy else { return nil }
-        let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
-        copyCount += 1
-        guard lg_safe_copy(copy, address, count) == count else {
-            copy.deallocate()
-            return nil
-        }
-        scratch.append(copy)
-        return UnsafeRawPointer(copy)
+        return copy(address, count: count)
     }
 
     /// `count` bytes of metadata or descriptors at `address` (static or permanent memory of the
@@ -59,6 +52,12 @@ struct UnheldMemory {
         guard copies, !map.isImage(address, length: UInt(count)), !usableTypes.contains(address) else {
             return UnsafeRawPointer(bitPattern: address)
         }
+        return copy(address, count: count)
+    }
+
+    /// A fault-safe copy of `count` bytes at `address`, kept until ``freeCopies()``; nil when
+    /// not all of them could be read.
+    private mutating func copy(_ address: UInt, count: Int) -> UnsafeRawPointer? {
         let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
         copyCount += 1
         guard lg_safe_copy(copy, address, count) == count else {

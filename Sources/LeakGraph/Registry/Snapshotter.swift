@@ -669,18 +669,10 @@ enum Snapshotter {
     /// are not strong (an `unowned` capture looks like a strong one): downgrade found references
     /// to `.unknown` until the count fits. Declared edges are trusted.
     private static func reconcile(_ edges: inout [EdgeInfo], objects: [ObjectInfo], retainCounts: [Int]) {
-        // Objects are in id order here (see `sortByID`): a direct table or a binary search. If
-        // they ever were not, an open-addressing index of the ids.
-        let position: (UInt64) -> Int
-        if objects.indices.dropFirst().allSatisfy({ objects[$0 - 1].id < objects[$0].id }) {
-            let index = NodeIndex(objects)
-            position = { index.node(of: $0) }
-        } else {
-            var index = FlatIndex(capacity: objects.count)
-            // Shifted by one: the index's keys are nonzero.
-            for (place, object) in objects.enumerated() { index.insert(object.id &+ 1, position: place) }
-            position = { index.position(of: $0 &+ 1) ?? -1 }
-        }
+        // Objects are in id order by construction (held objects sorted by `sortByID`, then the
+        // discovered nodes in address order, whose ids follow): a direct table or a binary search.
+        let index = NodeIndex(objects)
+        let position = { index.node(of: $0) }
         var strongIn = [Int](repeating: 0, count: objects.count)
         for edge in edges where edge.kind == .strong {
             strongIn[position(edge.to)] += edge.count

@@ -60,6 +60,20 @@ final class PlainPairNode {
 /// Keeps the retained half of the big whole-process graph alive.
 nonisolated(unsafe) var retainedPlainNodes: [PlainPairNode] = []
 
+/// Records `count` plain objects with whole-process tracking: half in leaked pairs, half in pairs
+/// `retainedPlainNodes` holds.
+private func makePlainPairs(_ count: Int) {
+    configure(tracking: true, stacks: .off)
+    LeakGraph.trackAllObjects()
+    for index in 0..<count / 2 {
+        let a = PlainPairNode()
+        let b = PlainPairNode()
+        a.other = b
+        b.other = a
+        if index % 2 == 0 { retainedPlainNodes.append(a) }
+    }
+}
+
 /// Whole-process tracking at scale: memory per recorded object, and snapshot + verdicts over N
 /// plain objects (half in leaked pairs, half in pairs a global array holds); 2 threads allocating.
 func processScaleCases() -> [BenchCase] {
@@ -86,15 +100,7 @@ func processScaleCases() -> [BenchCase] {
             variant: "findLeaks over N plain objects (N/4 leaked pairs, N/4 held pairs)", unit: "object",
             iterations: 1_000_000, quickIterations: 1_000
         ) { context in
-            configure(tracking: true, stacks: .off)
-            LeakGraph.trackAllObjects()
-            for index in 0..<context.iterations / 2 {
-                let a = PlainPairNode()
-                let b = PlainPairNode()
-                a.other = b
-                b.other = a
-                if index % 2 == 0 { retainedPlainNodes.append(a) }
-            }
+            makePlainPairs(context.iterations)
             var leaked = 0
             var sample = measure(context.iterations) {
                 leaked = LeakGraph.findLeaks().report.leakedObjectIDs.count
@@ -114,15 +120,7 @@ func processScaleCases() -> [BenchCase] {
             variant: "one snapshot + LeakDetector.analyze over N plain objects (no confirming look)", unit: "object",
             iterations: 1_000_000, quickIterations: 1_000
         ) { context in
-            configure(tracking: true, stacks: .off)
-            LeakGraph.trackAllObjects()
-            for index in 0..<context.iterations / 2 {
-                let a = PlainPairNode()
-                let b = PlainPairNode()
-                a.other = b
-                b.other = a
-                if index % 2 == 0 { retainedPlainNodes.append(a) }
-            }
+            makePlainPairs(context.iterations)
             var leaked = 0
             var snapshotSeconds = 0.0
             var sample = measure(context.iterations) {
