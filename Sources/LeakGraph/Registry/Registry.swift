@@ -128,9 +128,16 @@ final class Registry: Sendable {
     /// and dropping it under the lock could run the object's deinit there.
     func pruneDeadExternals() {
         let candidates: [(slot: Int32, id: UInt64, reference: WeakReference)] = state.withLock { state in
-            state.weakReferences.map { ($0.key, state.objects[Int($0.key)].id, $0.value) }
+            // Testing a weak reference takes a strong temporary: announced, so that no snapshot
+            // counts it as a holder (see `ExternalLoads`).
+            if !state.weakReferences.isEmpty { ExternalLoads.begin() }
+            return state.weakReferences.map { ($0.key, state.objects[Int($0.key)].id, $0.value) }
         }
+        guard !candidates.isEmpty else { return }
+        lg_set_releasing_snapshot(lg_get_releasing_snapshot() + 1)
         let dead = candidates.filter { $0.reference.object == nil }
+        lg_set_releasing_snapshot(lg_get_releasing_snapshot() - 1)
+        ExternalLoads.end()
         guard !dead.isEmpty else { return }
         let dropped: [WeakReference] = state.withLock { state in
             // Still the same registration (the id is never reused), so still dead: no load needed.

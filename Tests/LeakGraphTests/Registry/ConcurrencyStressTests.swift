@@ -72,6 +72,36 @@ struct ConcurrencyStressTests {
         print("stress: \(threads) threads × \(perThread) objects, \(snapshots.load(ordering: .relaxed)) snapshots")
     }
 
+    @Test("a leaked cycle of objects registered with track stays leaked while other threads snapshot them")
+    func trackedExternalCycleStaysLeakedUnderConcurrentSnapshots() async throws {
+        let checkpoint = LeakGraph.checkpoint()
+        makeExternalCycle()
+        let stop = Atomic<Bool>(false)
+        // Declared-only snapshots and fingerprints load every external object's weak reference:
+        // each load is a strong temporary that must never be counted as an outside holder.
+        let readers = (0..<2).map { _ in
+            Thread {
+                while !stop.load(ordering: .acquiring) {
+                    _ = LeakGraph.snapshot(options: .declaredOnly).objects.count
+                    _ = LeakGraph.findLeaks(options: .declaredOnly).report.cycles.count
+                }
+            }
+        }
+        for reader in readers { reader.start() }
+        var verdicts: [String] = []
+        for _ in 0..<40 {
+            let (snapshot, report) = LeakGraph.findLeaks()
+            let ids = Set(
+                snapshot.objects.filter { $0.id >= checkpoint.nextObjectID && $0.type.hasSuffix("ExternalPeer") }
+                    .map(\.id))
+            let cycle = report.cycles.first { Set($0.objects) == ids }
+            verdicts.append(cycle.map { $0.leaked ? "leaked" : "retained" } ?? "missing")
+        }
+        stop.store(true, ordering: .releasing)
+        while readers.contains(where: { !$0.isFinished }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(verdicts.allSatisfy { $0 == "leaked" }, "\(verdicts)")
+    }
+
     @Test("a deinit that allocates, links and unlinks tracked objects while snapshots run does not deadlock")
     func reentrantDeinit() async throws {
         let checkpoint = LeakGraph.checkpoint()
@@ -99,4 +129,19 @@ final class ReentrantNode: TrackedObject {
         _ = LeakGraph.snapshot(options: .declaredOnly).objects.count
         _ = LeakGraph.snapshot().objects.count  // a full snapshot from a deinit that a snapshot may trigger
     }
+}
+
+/// A plain class LeakGraph knows only through ``LeakGraph/track(_:label:)``.
+final class ExternalPeer {
+    var peer: ExternalPeer?
+}
+
+@inline(never)
+private func makeExternalCycle() {
+    let first = ExternalPeer()
+    let second = ExternalPeer()
+    first.peer = second
+    second.peer = first
+    LeakGraph.track(first, label: "first")
+    LeakGraph.track(second, label: "second")
 }
