@@ -178,10 +178,11 @@ struct Components {
 
     var count: Int { ends.count }
 
-    /// Component `id`'s nodes.
+    /// Where component `id`'s nodes are in ``nodes``. (A range, not a slice: a slice per
+    /// component retains and releases the buffer, a tenth of the verdicts on a million objects.)
     @inline(__always)
-    func members(_ id: Int) -> ArraySlice<Int32> {
-        nodes[(id == 0 ? 0 : Int(ends[id - 1]))..<Int(ends[id])]
+    func bounds(_ id: Int) -> Range<Int> {
+        (id == 0 ? 0 : Int(ends[id - 1]))..<Int(ends[id])
     }
 }
 
@@ -241,11 +242,20 @@ private struct Verdicts {
     let graph: StrongGraph
     let components: Components
     var component: [Int32] { components.component }
+    /// Each label's place in the sorted labels: loops compare labels as integers.
+    let labelRank: [Int32]
 
     init(snapshot: GraphSnapshot, graph: StrongGraph, components: Components) {
         self.snapshot = snapshot
         self.graph = graph
         self.components = components
+        var rank = [Int32](repeating: 0, count: graph.labelNames.count)
+        for (place, label) in graph.labelNames.indices.sorted(by: { graph.labelNames[$0] < graph.labelNames[$1] })
+            .enumerated()
+        {
+            rank[label] = Int32(place)
+        }
+        labelRank = rank
     }
 
     /// Retain counts as the verdict uses them: clamped so that hand-made or damaged inputs
@@ -263,18 +273,18 @@ private struct Verdicts {
         var isCycle = [Bool](repeating: false, count: components.count)
         // Tarjan emits sinks first; holders must be decided before what they hold.
         for componentID in stride(from: components.count - 1, through: 0, by: -1) {
-            let group = components.members(componentID)
-            isCycle[componentID] = group.count > 1 || graph.hasSelfLoop(Int(group[group.startIndex]))
-            for node in group {
-                let node = Int(node)
+            let group = components.bounds(componentID)
+            isCycle[componentID] = group.count > 1 || graph.hasSelfLoop(Int(components.nodes[group.lowerBound]))
+            for position in group {
+                let node = Int(components.nodes[position])
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                     let target = Int(graph.targets[edge])
                     if component[target] == Int32(componentID) { internalWeight[target] += Int(graph.weights[edge]) }
                 }
             }
             var collectable = true
-            for node in group {
-                let node = Int(node)
+            for position in group {
+                let node = Int(components.nodes[position])
                 guard let retainCount = retainCount(node),
                     retainCount <= internalWeight[node] + fromGarbage[node],
                     isCycle[componentID] || fromGarbage[node] > 0
@@ -285,8 +295,8 @@ private struct Verdicts {
             }
             guard collectable else { continue }
             garbage[componentID] = true
-            for node in group {
-                let node = Int(node)
+            for position in group {
+                let node = Int(components.nodes[position])
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                     let target = Int(graph.targets[edge])
                     if component[target] != Int32(componentID) { fromGarbage[target] += Int(graph.weights[edge]) }
@@ -297,7 +307,7 @@ private struct Verdicts {
         var leaked = Set<UInt64>()
         var garbageCount = 0
         for componentID in 0..<components.count where garbage[componentID] {
-            garbageCount += components.members(componentID).count
+            garbageCount += components.bounds(componentID).count
         }
         leaked.reserveCapacity(garbageCount)
         var cycles: [Cycle] = []
@@ -306,14 +316,14 @@ private struct Verdicts {
         var retainedMembers: [Int: (cycle: Int, holder: Int)] = [:]
         var scratch = LoopScratch()
         for componentID in 0..<components.count {
-            let group = components.members(componentID)
+            let bounds = components.bounds(componentID)
             if garbage[componentID] {
-                for node in group { leaked.insert(snapshot.objects[Int(node)].id) }
+                for position in bounds { leaked.insert(snapshot.objects[Int(components.nodes[position])].id) }
             }
             guard isCycle[componentID] else { continue }
-            var cycle = describe(group, leaked: garbage[componentID], scratch: &scratch)
+            var cycle = describe(bounds, leaked: garbage[componentID], scratch: &scratch)
             if !garbage[componentID] {
-                for node in group.sorted() {
+                for node in components.nodes[bounds].sorted() {
                     let node = Int(node)
                     let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
                     if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
@@ -365,15 +375,31 @@ private struct Verdicts {
         /// Node → queue position, for components too big to search the queue linearly.
         var position: [Int32: Int32] = [:]
         var neighbours: [(target: Int32, label: Int32)] = []
+        /// The shape of the loop being described, and the texts of shapes seen before.
+        var shape = Shape()
+        /// Shapes are copied only when first seen: a copy kept of `shape` would make the next
+        /// loop's reuse of its buffers allocate.
+        var known: [(shape: Shape, loop: String, signature: String)] = []
+        var knownIndex: [Shape: Int] = [:]
+        var lastKnown = -1
     }
 
     /// Whether node `a` comes before node `b` in canonical order: by type, label, then id.
+    /// (Field by field: copying the two objects would retain and release all their strings.)
     private func precedes(_ a: Int, _ b: Int) -> Bool {
-        let x = snapshot.objects[a]
-        let y = snapshot.objects[b]
-        if x.type != y.type { return x.type < y.type }
-        if (x.label ?? "") != (y.label ?? "") { return (x.label ?? "") < (y.label ?? "") }
-        return x.id < y.id
+        let objects = snapshot.objects
+        if objects[a].type != objects[b].type { return objects[a].type < objects[b].type }
+        if objects[a].label != objects[b].label { return (objects[a].label ?? "") < (objects[b].label ?? "") }
+        return objects[a].id < objects[b].id
+    }
+
+    /// A loop's text and signature, keyed by what they are made of (the start's type, then each
+    /// step's label and target type): half a million leaked pairs of one shape then share two
+    /// strings instead of building a million, and ordering them compares identical strings.
+    struct Shape: Hashable {
+        var types: [String] = []
+        var labels: [Int32] = []
+        var extraMembers = 0
     }
 
     /// One loop through the component, from its canonical start, found breadth-first.
@@ -411,31 +437,38 @@ private struct Verdicts {
             if a.first != b.first { return a.first < b.first }
             return a.position < b.position
         }
-        // Applied in place, one permutation cycle at a time: swaps move values, where building a
-        // new array would retain and release every cycle's arrays and strings.
+        // Applied in place, one permutation cycle at a time: a buffer's swaps move values, where
+        // building a new array (or `Array.swapAt`, which copies) would retain and release every
+        // cycle's arrays and strings.
         var source = keys.map(\.position)  // cycles[i] must become the cycle now at source[i]
-        for start in source.indices where source[start] != start {
-            var index = start
-            while true {
-                let next = source[index]
-                source[index] = index
-                if next == start { break }
-                cycles.swapAt(index, next)
-                index = next
+        cycles.withUnsafeMutableBufferPointer { cycles in
+            for start in source.indices where source[start] != start {
+                var index = start
+                while true {
+                    let next = source[index]
+                    source[index] = index
+                    if next == start { break }
+                    cycles.swapAt(index, next)
+                    index = next
+                }
             }
         }
     }
 
-    private func describe(_ group: ArraySlice<Int32>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
+    private func describe(_ bounds: Range<Int>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
         // Locals, not `self.…` inside the closures below: a closure reading a stored property
         // of this struct copies the whole struct on every call.
         let objects = snapshot.objects
         let labelNames = graph.labelNames
-        var start = Int(group[group.startIndex])
-        for candidate in group.dropFirst() where precedes(Int(candidate), start) { start = Int(candidate) }
+        let labelRank = self.labelRank
+        let members = components.nodes
+        var start = Int(members[bounds.lowerBound])
+        for position in bounds.dropFirst() where precedes(Int(members[position]), start) {
+            start = Int(members[position])
+        }
         let componentID = component[start]
-        let sortNeighbours = group.count <= 1_000
-        let hashed = group.count > 64
+        let sortNeighbours = bounds.count <= 1_000
+        let hashed = bounds.count > 64
         scratch.queue.removeAll(keepingCapacity: true)
         scratch.parent.removeAll(keepingCapacity: true)
         scratch.parentLabel.removeAll(keepingCapacity: true)
@@ -459,10 +492,10 @@ private struct Verdicts {
             }
             if sortNeighbours && scratch.neighbours.count > 1 {
                 scratch.neighbours.sort { a, b in
-                    if a.label != b.label { return labelNames[Int(a.label)] < labelNames[Int(b.label)] }
-                    let (x, y) = (objects[Int(a.target)], objects[Int(b.target)])
-                    if x.type != y.type { return x.type < y.type }
-                    return x.id < y.id
+                    if a.label != b.label { return labelRank[Int(a.label)] < labelRank[Int(b.label)] }
+                    let (x, y) = (Int(a.target), Int(b.target))
+                    if objects[x].type != objects[y].type { return objects[x].type < objects[y].type }
+                    return objects[x].id < objects[y].id
                 }
             }
             for (target, label) in scratch.neighbours {
@@ -480,36 +513,59 @@ private struct Verdicts {
             head += 1
         }
         var steps: [Cycle.PathStep] = []
-        // Each step's target node, in step order, for the loop's text.
-        var stepTargets: [Int] = []
+        // The loop's shape: the start's type, then each step's label and target type.
+        scratch.shape.types.removeAll(keepingCapacity: true)
+        scratch.shape.labels.removeAll(keepingCapacity: true)
         if let closing {
             func id(_ position: Int) -> UInt64 { objects[Int(scratch.queue[position])].id }
+            // Walked back from the closing step, then reversed.
             steps.append(
                 Cycle.PathStep(
-                    from: id(closing.position), to: objects[start].id,
-                    label: graph.labelNames[Int(closing.label)]))
-            stepTargets.append(start)
+                    from: id(closing.position), to: objects[start].id, label: labelNames[Int(closing.label)]))
+            scratch.shape.labels.append(closing.label)
+            scratch.shape.types.append(objects[start].type)
             var position = closing.position
             while position != 0 {
                 let previous = Int(scratch.parent[position])
-                steps.append(
-                    Cycle.PathStep(
-                        from: id(previous), to: id(position),
-                        label: graph.labelNames[Int(scratch.parentLabel[position])]))
-                stepTargets.append(Int(scratch.queue[position]))
+                let label = scratch.parentLabel[position]
+                steps.append(Cycle.PathStep(from: id(previous), to: id(position), label: labelNames[Int(label)]))
+                scratch.shape.labels.append(label)
+                scratch.shape.types.append(objects[Int(scratch.queue[position])].type)
                 position = previous
             }
             steps.reverse()
-            stepTargets.reverse()
+            scratch.shape.labels.reverse()
+            scratch.shape.types.reverse()
         }
-        var text = objects[start].type
-        for (step, target) in zip(steps, stepTargets) {
-            text += " —\(step.label)→ " + objects[target].type
+        scratch.shape.types.insert(objects[start].type, at: 0)
+        scratch.shape.extraMembers = bounds.count - steps.count
+        let (text, signature) = Self.texts(labelNames: labelNames, scratch: &scratch)
+        var ids = members[bounds].map { objects[Int($0)].id }
+        ids.sort()
+        return Cycle(objects: ids, leaked: leaked, signature: signature, path: steps, loopDescription: text)
+    }
+
+    /// The text and signature of a loop of `scratch.shape`, built once per distinct shape.
+    private static func texts(labelNames: [String], scratch: inout LoopScratch) -> (loop: String, signature: String) {
+        if scratch.lastKnown >= 0 && scratch.known[scratch.lastKnown].shape == scratch.shape {
+            return (scratch.known[scratch.lastKnown].loop, scratch.known[scratch.lastKnown].signature)
         }
-        var signature = text
-        if group.count > steps.count { signature += " (+\(group.count - steps.count))" }
-        return Cycle(
-            objects: group.sorted().map { objects[Int($0)].id }, leaked: leaked, signature: signature, path: steps,
-            loopDescription: text)
+        if let index = scratch.knownIndex[scratch.shape] {
+            scratch.lastKnown = index
+            return (scratch.known[index].loop, scratch.known[index].signature)
+        }
+        let shape = scratch.shape
+        var loop = shape.types[0]
+        for (label, type) in zip(shape.labels, shape.types.dropFirst()) {
+            loop += " —\(labelNames[Int(label)])→ " + type
+        }
+        let signature = shape.extraMembers > 0 ? loop + " (+\(shape.extraMembers))" : loop
+        // Bounded: a graph of all-different loops gains nothing from keeping them.
+        if scratch.known.count < 4_096 {
+            scratch.lastKnown = scratch.known.count
+            scratch.knownIndex[shape] = scratch.known.count
+            scratch.known.append((shape, loop, signature))
+        }
+        return (loop, signature)
     }
 }
