@@ -49,29 +49,35 @@ struct StrongGraph {
         // A few labels make up nearly all edges (an owner's references, a library's roles):
         // comparing with the last few labels seen skips most of the hashing.
         var recent: [(label: String, id: Int32)] = []
-        for edge in snapshot.edges where edge.kind == .strong {
-            let source = index.node(of: edge.from)
-            let target = index.node(of: edge.to)
-            guard source >= 0, target >= 0 else { continue }
-            from.append(Int32(source))
-            to.append(Int32(target))
-            weight.append(Int32(clamping: max(0, edge.count)))
-            if let hit = recent.firstIndex(where: { $0.label == edge.label }) {
-                label.append(recent[hit].id)
-                continue
+        var names: [String] = []
+        // Fields read in place: copying each edge would retain and release its strings.
+        snapshot.edges.withUnsafeBufferPointer { edges in
+            for position in edges.indices where edges[position].kind == .strong {
+                let source = index.node(of: edges[position].from)
+                let target = index.node(of: edges[position].to)
+                guard source >= 0, target >= 0 else { continue }
+                from.append(Int32(source))
+                to.append(Int32(target))
+                weight.append(Int32(clamping: max(0, edges[position].count)))
+                if let hit = recent.firstIndex(where: { $0.label == edges[position].label }) {
+                    label.append(recent[hit].id)
+                    continue
+                }
+                let name = edges[position].label
+                let id: Int32
+                if let known = labelIDs[name] {
+                    id = known
+                } else {
+                    id = Int32(names.count)
+                    labelIDs[name] = id
+                    names.append(name)
+                }
+                if recent.count == 4 { recent.removeFirst() }
+                recent.append((name, id))
+                label.append(id)
             }
-            let id: Int32
-            if let known = labelIDs[edge.label] {
-                id = known
-            } else {
-                id = Int32(labelNames.count)
-                labelIDs[edge.label] = id
-                labelNames.append(edge.label)
-            }
-            if recent.count == 4 { recent.removeFirst() }
-            recent.append((edge.label, id))
-            label.append(id)
         }
+        labelNames = names
         var offsets = [Int32](repeating: 0, count: count + 1)
         var inWeight = [Int](repeating: 0, count: count)
         for (position, source) in from.enumerated() {
@@ -334,7 +340,7 @@ private struct Verdicts {
                     }
                 }
             }
-            cycles.append(cycle)
+            cycles.append(consume cycle)
         }
         // Name the known outside holders of retained cycles' members.
         if !retainedMembers.isEmpty {
@@ -352,13 +358,15 @@ private struct Verdicts {
 
         var unknownOwners: [UnknownOwner] = []
         var finished: [UInt64] = []
+        let objects = snapshot.objects
         for node in 0..<count {
-            let object = snapshot.objects[node]
-            if object.state.isFinished { finished.append(object.id) }
+            // Fields read in place: a copy of each object would retain and release its strings.
+            if objects[node].state.isFinished { finished.append(objects[node].id) }
             guard !isCycle[Int(component[node])], !garbage[Int(component[node])],
                 let retainCount = retainCount(node), retainCount > graph.inWeight[node]
             else { continue }
-            unknownOwners.append(UnknownOwner(object: object.id, unexplained: retainCount - graph.inWeight[node]))
+            unknownOwners.append(
+                UnknownOwner(object: objects[node].id, unexplained: retainCount - graph.inWeight[node]))
         }
         return LeakReport(
             cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
@@ -388,7 +396,9 @@ private struct Verdicts {
     /// (Field by field: copying the two objects would retain and release all their strings.)
     private func precedes(_ a: Int, _ b: Int) -> Bool {
         let objects = snapshot.objects
-        if objects[a].type != objects[b].type { return objects[a].type < objects[b].type }
+        // `<` first: different types are then mostly told apart by one comparison, not two.
+        if objects[a].type < objects[b].type { return true }
+        if objects[b].type < objects[a].type { return false }
         if objects[a].label != objects[b].label { return (objects[a].label ?? "") < (objects[b].label ?? "") }
         return objects[a].id < objects[b].id
     }
@@ -491,11 +501,24 @@ private struct Verdicts {
                 if component[Int(target)] == componentID { scratch.neighbours.append((target, graph.labels[edge])) }
             }
             if sortNeighbours && scratch.neighbours.count > 1 {
-                scratch.neighbours.sort { a, b in
+                func precedes(_ a: (target: Int32, label: Int32), _ b: (target: Int32, label: Int32)) -> Bool {
                     if a.label != b.label { return labelRank[Int(a.label)] < labelRank[Int(b.label)] }
                     let (x, y) = (Int(a.target), Int(b.target))
                     if objects[x].type != objects[y].type { return objects[x].type < objects[y].type }
                     return objects[x].id < objects[y].id
+                }
+                if scratch.neighbours.count <= 8 {
+                    // An insertion sort in place: nodes have a few neighbours, and `sort(by:)`
+                    // retained and released its captures on every call (a tenth of the verdicts).
+                    for next in 1..<scratch.neighbours.count {
+                        var place = next
+                        while place > 0 && precedes(scratch.neighbours[place], scratch.neighbours[place - 1]) {
+                            scratch.neighbours.swapAt(place, place - 1)
+                            place -= 1
+                        }
+                    }
+                } else {
+                    scratch.neighbours.sort(by: precedes)
                 }
             }
             for (target, label) in scratch.neighbours {
