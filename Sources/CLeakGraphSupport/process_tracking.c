@@ -33,6 +33,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -683,5 +684,21 @@ __attribute__((constructor)) static void lg_process_tracking_from_environment(vo
     if (stacks == NULL) lg_process_set_stacks(32, 1);
     else if (strcmp(stacks, "off") == 0 || strcmp(stacks, "0") == 0) lg_process_set_stacks(0, 0);
     else lg_process_set_stacks(32, 1);
-    if (lg_process_tracking_start() && lg_swift_process_tracking_started != NULL) lg_swift_process_tracking_started();
+    if (!lg_process_tracking_start()) {
+        // Said, never silent: a run that asked for every object and records none would pass every
+        // check it makes.
+#if defined(LEAKGRAPH_DISABLED)
+        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: LeakGraph is compiled out (the LeakGraphDisabled trait)\n",
+              stderr);
+#elif defined(__linux__)
+        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: the Swift runtime's allocation entry points are not "
+              "LeakGraph's in this process (the runtime is linked statically, e.g. -static-stdlib, or LeakGraph "
+              "is in a shared library); nothing is recorded\n",
+              stderr);
+#else
+        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: whole-process tracking is available on Linux only\n", stderr);
+#endif
+        return;
+    }
+    if (lg_swift_process_tracking_started != NULL) lg_swift_process_tracking_started();
 }
