@@ -38,6 +38,35 @@ public struct LeakGraphDump: Sendable {
     public var unknownOwners: [UnknownOwner]
     /// The writing process's id, when recorded.
     public var processID: Int32?
+    /// What was alive when the dump was written and how much of it the file holds, when
+    /// recorded (dumps written at exit and by `LeakGraph.writeDump` have one).
+    public var summary: Summary?
+
+    /// The top of a dump: how much was alive, how much was written, and every live object
+    /// counted by type. A dump of cycles only (`LEAKGRAPH_DUMP` unset) counts here the objects
+    /// it does not hold.
+    public struct Summary: Sendable, Hashable {
+        /// `cycles` (the cycles and what they hold) or `full` (every live object).
+        public var contents: String
+        /// Live objects and edges when the dump was written.
+        public var liveObjects: Int
+        public var liveEdges: Int
+        /// Objects and edges the file holds.
+        public var writtenObjects: Int
+        public var writtenEdges: Int
+        /// Every live type: its count and how many of them leaked, most numerous first.
+        public var types: [TypeCount]
+
+        /// Whether the file holds every live object.
+        public var isComplete: Bool { writtenObjects >= liveObjects }
+
+        /// The live objects of one type.
+        public struct TypeCount: Sendable, Hashable {
+            public var type: String
+            public var count: Int
+            public var leaked: Int
+        }
+    }
 
     /// The analysis as written, as the core's ``LeakReport`` (objects reported finished but
     /// still held are not part of the format and are recomputed from the objects' states).
@@ -107,6 +136,7 @@ public struct LeakGraphDump: Sendable {
         snapshot.objects = contents.objectsAscending ? contents.objects : contents.objects.sorted { $0.id < $1.id }
         snapshot.edges = contents.edges
         processID = contents.processID
+        summary = contents.summary
         if let written = contents.cycles {
             cycles = written
             leakedObjectIDs =
@@ -230,6 +260,7 @@ private struct DumpContents {
     var stacks: [StackInfo] = []
     var cycles: [Cycle]?
     var unknownOwners: [UnknownOwner]?
+    var summary: LeakGraphDump.Summary?
 
     struct Problem: Error {
         var problem: String
@@ -379,12 +410,14 @@ private struct DumpLocation {
 
 /// The kinds of record in a dump, each with its field table.
 private enum DumpRecord {
-    case none, object, edge, stack, cycle, step, holder, owner
+    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount
 
     var fields: DumpFieldTable {
         switch self {
         case .none: DumpFieldTable([])
         case .object: DumpFields.object.table
+        case .summary: DumpFields.summary.table
+        case .typeCount: DumpFields.typeCount.table
         case .edge: DumpFields.edge.table
         case .stack: DumpFields.stack.table
         case .cycle: DumpFields.cycle.table
@@ -406,6 +439,8 @@ private enum DumpFields {
     static let step = DumpRecordFields<DumpSchema.Step>()
     static let holder = DumpRecordFields<DumpSchema.Holder>()
     static let owner = DumpRecordFields<DumpSchema.Owner>()
+    static let summary = DumpRecordFields<DumpSchema.Summary>()
+    static let typeCount = DumpRecordFields<DumpSchema.TypeCount>()
     static let kinds = DumpFieldTable(EdgeKind.allCases.map(\.rawValue))
     static let kindValues = EdgeKind.allCases
     static let origins = DumpFieldTable(EdgeOrigin.allCases.map(\.rawValue))
@@ -617,6 +652,7 @@ private struct DumpReader {
         case .unknownOwners?:
             contents.unknownOwners = []
             try readArray { reader throws(Failure) in try reader.readOwner() }
+        case .summary?: try readSummary()
         default: break
         }
     }
@@ -951,6 +987,69 @@ private struct DumpReader {
         }
         location.innerIndex = -1
         return holders
+    }
+
+    private mutating func readSummary() throws(Failure) {
+        location.record = .summary
+        var summary = LeakGraphDump.Summary(
+            contents: "", liveObjects: -1, liveEdges: -1, writtenObjects: -1, writtenEdges: -1, types: [])
+        try parse { () throws(DumpParseError) in
+            try parser.beginObject()
+            var first = true
+            var hint = 0
+            while let field = try parser.nextField(DumpFields.summary.table, first: &first, hint: hint) {
+                hint = field + 1
+                location.field = field
+                switch DumpFields.summary.field(field) {
+                case .contents?: summary.contents = try parser.string()
+                case .liveObjects?: summary.liveObjects = try parser.int()
+                case .liveEdges?: summary.liveEdges = try parser.int()
+                case .writtenObjects?: summary.writtenObjects = try parser.int()
+                case .writtenEdges?: summary.writtenEdges = try parser.int()
+                case .types?: summary.types = try readTypeCounts()
+                default: try parser.skipValue()
+                }
+            }
+        }
+        location.field = -1
+        for (name, value) in [
+            ("liveObjects", summary.liveObjects), ("liveEdges", summary.liveEdges),
+            ("writtenObjects", summary.writtenObjects), ("writtenEdges", summary.writtenEdges),
+        ] where value < 0 {
+            throw value == -1 ? missing(name) : invalid(".\(name) is \(value), expected at least 0")
+        }
+        guard summary.contents == "cycles" || summary.contents == "full" else {
+            throw invalid(".contents is \"\(summary.contents)\", expected \"cycles\" or \"full\"")
+        }
+        contents.summary = summary
+    }
+
+    private mutating func readTypeCounts() throws(DumpParseError) -> [LeakGraphDump.Summary.TypeCount] {
+        var counts: [LeakGraphDump.Summary.TypeCount] = []
+        try parser.beginArray()
+        var first = true
+        location.innerRecord = .typeCount
+        while try parser.nextElement(first: &first) {
+            location.innerIndex = counts.count
+            var entry = LeakGraphDump.Summary.TypeCount(type: "", count: 0, leaked: 0)
+            try parser.beginObject()
+            var firstField = true
+            var hint = 0
+            while let field = try parser.nextField(DumpFields.typeCount.table, first: &firstField, hint: hint) {
+                hint = field + 1
+                location.innerField = field
+                switch DumpFields.typeCount.field(field) {
+                case .type?: entry.type = try parser.string()
+                case .count?: entry.count = try parser.int()
+                case .leaked?: entry.leaked = try parser.int()
+                default: try parser.skipValue()
+                }
+            }
+            location.innerField = -1
+            counts.append(entry)
+        }
+        location.innerIndex = -1
+        return counts
     }
 
     private mutating func readOwner() throws(Failure) {

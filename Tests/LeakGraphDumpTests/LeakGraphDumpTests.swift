@@ -208,6 +208,29 @@ struct LeakGraphDumpTests {
         #expect(problem(String(newer))?.contains("update LeakGraph") == true)
     }
 
+    @Test("a summary reads back with its type counts; a wrong or incomplete one is refused by name")
+    func summaryReadsAndIsChecked() throws {
+        let summary =
+            #""summary":{"contents":"cycles","liveObjects":40,"liveEdges":9,"writtenObjects":3,"writtenEdges":3,"#
+            + #""types":[{"type":"Leaf","count":37,"leaked":0},{"type":"Parent","count":1,"leaked":1}]},"#
+        let dump = try load(mutated(#""time":1.5,"#, #""time":1.5,"# + summary))
+        let read = try #require(dump.summary)
+        #expect(read.contents == "cycles")
+        #expect(read.liveObjects == 40 && read.writtenObjects == 3 && read.liveEdges == 9 && read.writtenEdges == 3)
+        #expect(!read.isComplete)
+        #expect(read.types.map(\.type) == ["Leaf", "Parent"])
+        #expect(read.types.first?.count == 37 && read.types.last?.leaked == 1)
+        #expect(try load(validDump).summary == nil)
+
+        let wrongContents = summary.replacingOccurrences(of: #""cycles""#, with: #""some""#)
+        #expect(
+            problem(mutated(#""time":1.5,"#, #""time":1.5,"# + wrongContents))?.contains("summary.contents") == true)
+        let missingCount = summary.replacingOccurrences(of: #""liveEdges":9,"#, with: "")
+        #expect(problem(mutated(#""time":1.5,"#, #""time":1.5,"# + missingCount))?.contains("liveEdges") == true)
+        let negative = summary.replacingOccurrences(of: #""liveObjects":40"#, with: #""liveObjects":-2"#)
+        #expect(problem(mutated(#""time":1.5,"#, #""time":1.5,"# + negative))?.contains("liveObjects") == true)
+    }
+
     @Test("unknown fields of any type are skipped at every level")
     func unknownFieldsIgnored() throws {
         let extra = #"{"a":[1,-2.5e3,true,false,null,"s\"x\u00e9",{"b":[],"c":{}}],"d":0}"#

@@ -45,6 +45,15 @@ package struct LeakGraphCommand: AsyncParsableCommand {
         terminateProcess(status)
     }
 
+    /// Registers every library's fix advice the tool knows. The dumps come from other
+    /// processes, which may have used any of the libraries (a process registers only those of
+    /// the libraries it used, so a user type named like a library's may be advised on
+    /// differently here). Idempotent; called by every entry point that gives advice.
+    package static func registerLibraryAdvice() {
+        LeakAdvice.register(RxLeakAdvice.rules + CombineLeakAdvice.rules)
+        LeakAdvice.registerLibraryClosureHolders(typePrefixes: RxLeakAdvice.closureHolderPrefixes)
+    }
+
     /// Parses `arguments`, runs the command and returns the exit status; every failure is one
     /// line on the console's error stream. Used by ``runMain()`` and by tests in-process.
     ///
@@ -53,12 +62,7 @@ package struct LeakGraphCommand: AsyncParsableCommand {
     ///   - console: Where output, errors and progress go.
     /// - Returns: 0, 1 or 2 (see ``ExitStatus``); 0 for `--help`.
     package static func execute(_ arguments: [String], console: Console) async -> Int32 {
-        // The dumps come from other processes, which may have used any of the libraries: the
-        // tool advises with every library's rules it knows (a process registers only those of
-        // the libraries it used, so a user type named like a library's may be advised on
-        // differently here).
-        LeakAdvice.register(RxLeakAdvice.rules + CombineLeakAdvice.rules)
-        LeakAdvice.registerLibraryClosureHolders(typePrefixes: RxLeakAdvice.closureHolderPrefixes)
+        registerLibraryAdvice()
         do {
             var command = try parseAsRoot(arguments)
             if let tool = command as? any ToolCommand {

@@ -9,6 +9,9 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     package var objectCount: Int
     /// Edges in the dump.
     package var edgeCount: Int
+    /// Live objects when the dump was written, when it holds only the cycles and what they hold
+    /// (nil when it holds every live object, or does not say).
+    package var liveObjectCount: Int? = nil
     /// Objects the dump marks as leaked (members of leaked cycles and what only they hold).
     package var leakedObjectCount: Int
     /// Leaked cycles grouped by signature, most frequent first.
@@ -19,7 +22,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     package var unknownOwners: [ObjectEntry]
     /// Objects that finished (disposed, completed, errored) but are still alive.
     package var finishedButHeld: [ObjectEntry]
-    /// Object count by type, largest first (at most `--top`).
+    /// Object count by type, largest first (at most `--top`); every live object's when the dump
+    /// holds only cycles and records the counts.
     package var topTypes: [Tally]
     /// Object count by allocation site (the first user-code frame), largest first (at most `--top`).
     package var topSites: [Tally]

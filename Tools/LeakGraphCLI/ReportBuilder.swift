@@ -11,6 +11,9 @@ package enum ReportBuilder {
     ///   - top: How many types and sites to keep.
     ///   - memberLimit: How many members of each leaked cycle group to describe.
     package static func summarize(_ loaded: LoadedDump, top: Int, memberLimit: Int = 50) -> LeakSummary {
+        // Advice does not depend on which entry point ran first (a test may call a command's
+        // `run` directly).
+        LeakGraphCommand.registerLibraryAdvice()
         let dump = loaded.dump
         let snapshot = dump.snapshot
         let sites = SiteNames(snapshot)
@@ -61,9 +64,10 @@ package enum ReportBuilder {
                 }, hint: LeakHint.choose(for: cycle, in: snapshot, edges: edges),
                 verdict: LeakHint.verdict(for: cycle, in: snapshot, edges: edges))
         }
+        let partial = dump.summary.flatMap { $0.isComplete ? nil : $0.liveObjects }
         return LeakSummary(
             file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,
-            edgeCount: snapshot.edges.count,
+            edgeCount: snapshot.edges.count, liveObjectCount: partial,
             leakedObjectCount: dump.leakedObjectIDs.count, leakedCycles: leakedCycles, retainedCycles: retainedCycles,
             unknownOwners: loaded.analysis.unknownOwners.map { entry($0.object, unexplained: $0.unexplained) },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
@@ -120,7 +124,13 @@ struct DumpTallies {
             table.map { LeakSummary.Tally(name: $0.key, count: $0.value.count, leaked: $0.value.leaked) }
                 .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
         }
-        self.types = sorted(types)
+        if let summary = loaded.dump.summary, !summary.isComplete {
+            // A dump of cycles only counts every live object by type in its summary.
+            self.types = summary.types.map { LeakSummary.Tally(name: $0.type, count: $0.count, leaked: $0.leaked) }
+                .sorted { $0.count != $1.count ? $0.count > $1.count : $0.name < $1.name }
+        } else {
+            self.types = sorted(types)
+        }
         self.sites = sorted(sites)
         var signatures: [String: Int] = [:]
         for cycle in loaded.dump.cycles where cycle.leaked { signatures[cycle.signature, default: 0] += 1 }

@@ -17,6 +17,10 @@ package enum ReportText {
         let limit = max(1, limit)
         var out = "\(summary.file): \(summary.objectCount) object\(plural(summary.objectCount)), "
         out += "\(summary.edgeCount) edge\(plural(summary.edgeCount))"
+        if let live = summary.liveObjectCount {
+            out +=
+                " of \(live) live object\(plural(live)): the cycles and what they hold (LEAKGRAPH_DUMP=full writes all)"
+        }
         if let pid = summary.pid { out += " (pid \(pid))" }
         out += "\n"
         let cycleCount = summary.leakedCycles.reduce(0) { $0 + $1.count }

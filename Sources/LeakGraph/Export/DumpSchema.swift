@@ -11,7 +11,17 @@ package enum DumpSchema {
 
     /// The top-level fields.
     package enum Top: String, DumpField {
-        case format, version, pid, time, objects, edges, stacks, cycles, unknownOwners
+        case format, version, pid, time, summary, objects, edges, stacks, cycles, unknownOwners
+    }
+
+    /// The fields of the top-level `summary` (what was alive, what was written).
+    package enum Summary: String, DumpField {
+        case contents, liveObjects, liveEdges, writtenObjects, writtenEdges, types
+    }
+
+    /// The fields of an entry of the summary's `types`.
+    package enum TypeCount: String, DumpField {
+        case type, count, leaked
     }
 
     /// The fields of an entry of `objects`.

@@ -24,27 +24,40 @@ extension LeakGraph {
     ///   - directory: Where to write.
     ///   - name: File name stem; defaults to `leakgraph-<pid>`.
     ///   - renderSVG: Also render an SVG with Graphviz when it is installed.
-    /// - Returns: The paths written, and the report.
+    ///   - contents: Every live object (``DumpContents/full``) or the cycles and what they hold
+    ///     with a summary by type (``DumpContents/cycles``); nil reads `LEAKGRAPH_DUMP`.
+    /// - Returns: The paths written, and the report (of every live object, whatever was written).
     @discardableResult
-    public static func writeDump(to directory: String, name: String? = nil, renderSVG: Bool = false)
-        throws(SafeFileWriter.Failure)
-        -> (files: DumpFiles, report: LeakReport)
+    public static func writeDump(
+        to directory: String, name: String? = nil, renderSVG: Bool = false, contents: DumpContents? = nil
+    ) throws(SafeFileWriter.Failure) -> (files: DumpFiles, report: LeakReport) {
+        try writeDumpFiles(to: directory, name: name, renderSVG: renderSVG, contents: contents).0
+    }
+
+    /// ``writeDump(to:name:renderSVG:contents:)``, also returning what the dump holds.
+    static func writeDumpFiles(to directory: String, name: String?, renderSVG: Bool, contents: DumpContents?)
+        throws(SafeFileWriter.Failure) -> ((files: DumpFiles, report: LeakReport), DumpSummary)
     {
-        let (snapshot, report) = findLeaksToDescribe()
+        let (whole, report) = findLeaksToDescribe()
+        let contents = contents ?? .fromEnvironment
+        let (snapshot, written) = contents == .full ? (whole, report) : whole.restrictedToCycles(of: report)
+        let summary = DumpSummary(
+            whole, report: report, contents: contents, writtenObjects: snapshot.objects.count,
+            writtenEdges: snapshot.edges.count)
         try SafeFileWriter.createDirectory(directory)
         let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
         let json = stem + ".json"
         let dot = stem + ".dot"
         try SafeFileWriter.write(to: json) { file in
-            JSONExporter.write(snapshot, report: report, processID: getpid(), to: &file)
+            JSONExporter.write(snapshot, report: written, processID: getpid(), summary: summary, to: &file)
         }
-        try SafeFileWriter.write(DotExporter.render(snapshot, report: report), to: dot)
+        try SafeFileWriter.write(DotExporter.render(snapshot, report: written), to: dot)
         var files = DumpFiles(json: json, dot: dot, svg: nil)
         if renderSVG, Graphviz.dotExecutable != nil {
             let svg = stem + ".svg"
             if (try? Graphviz.render(dotFile: dot, to: svg)) != nil { files.svg = svg }
         }
-        return (files, report)
+        return ((files, report), summary)
     }
 
     /// Writes a dump into `directory` when the process exits normally (`exit` or returning from
@@ -79,16 +92,21 @@ enum DumpAtExit {
             let path = directory.withLock({ $0 })
         else { return }
         do {
-            let (files, report) = try LeakGraph.writeDump(to: path)
+            let ((files, report), summary) = try LeakGraph.writeDumpFiles(
+                to: path, name: nil, renderSVG: false, contents: nil)
             let leaked = report.leakedCycles
             let retained = report.retainedCycles
             let live =
                 ProcessTracking.isActive
                 ? "\(lg_process_record_count()) live object(s) recorded process-wide"
                 : "\(LeakGraph.liveObjectCount) live tracked object(s)"
+            let written =
+                summary.contents == .full
+                ? "every object"
+                : "\(summary.writtenObjects) of \(summary.liveObjects) objects: the cycles and what they hold; LEAKGRAPH_DUMP=full for all"
             warn(
                 "\(live), \(leaked.count) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
-                    + "\(retained.count) retained cycle(s); wrote \(files.json), \(files.dot)")
+                    + "\(retained.count) retained cycle(s); wrote \(files.json) (\(written)), \(files.dot)")
         } catch {
             warn(error.description)
         }

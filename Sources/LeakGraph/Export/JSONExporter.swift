@@ -5,6 +5,8 @@ import Foundation
 /// The format (documented in the README, "JSON format"):
 /// ```
 /// {"format": "leakgraph", "version": 1, "pid": Int, "time": Double,
+///  "summary": {"contents", "liveObjects", "liveEdges", "writtenObjects", "writtenEdges",
+///              "types": [{"type", "count", "leaked"}]}   (dumps written by `writeDump` and at exit)
 ///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide"}],
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
@@ -47,17 +49,19 @@ public enum JSONExporter {
 
     /// Writes the dump to `file` in chunks of 4 MB: memory stays flat however big the dump.
     package static func write(
-        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, to file: inout SafeFileWriter.Output
+        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, summary: DumpSummary? = nil,
+        to file: inout SafeFileWriter.Output
     ) {
         withoutActuallyEscaping({ (chunk: UnsafeRawBufferPointer) in file.write(chunk) }) { flush in
             var out = JSONWriter(chunkSize: 4 << 20, flush: flush)
-            write(snapshot, report: report, processID: processID, into: &out)
+            write(snapshot, report: report, processID: processID, summary: summary, into: &out)
             out.finish()
         }
     }
 
     private static func write(
-        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, into out: inout JSONWriter
+        _ snapshot: GraphSnapshot, report: LeakReport, processID: Int32?, summary: DumpSummary? = nil,
+        into out: inout JSONWriter
     ) {
         typealias Top = DumpSchema.Top
         // Every record is written field by field in the schema's order, each value chosen by an
@@ -81,6 +85,30 @@ public enum JSONExporter {
         }
         out.key(Top.time)
         out.seconds(snapshot.time)
+        if let summary {
+            let summaryKeys = DumpRecordKeys<DumpSchema.Summary>()
+            let typeKeys = DumpRecordKeys<DumpSchema.TypeCount>()
+            out.key(Top.summary)
+            out.record(summary, keys: summaryKeys) { summary, field, out in
+                switch field {
+                case .contents: out.string(summary.contents.rawValue)
+                case .liveObjects: out.int(summary.liveObjects)
+                case .liveEdges: out.int(summary.liveEdges)
+                case .writtenObjects: out.int(summary.writtenObjects)
+                case .writtenEdges: out.int(summary.writtenEdges)
+                case .types:
+                    out.array(summary.types) { entry, out in
+                        out.record(entry, keys: typeKeys) { entry, field, out in
+                            switch field {
+                            case .type: out.string(entry.type)
+                            case .count: out.int(entry.count)
+                            case .leaked: out.int(entry.leaked)
+                            }
+                        }
+                    }
+                }
+            }
+        }
         // Each record of the big sections on a line of its own, for line-based tools.
         out.section(Top.objects, snapshot.objects, keys: objectKeys) { object, field, out in
             switch field {
