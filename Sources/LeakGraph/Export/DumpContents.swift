@@ -46,14 +46,32 @@ package struct DumpSummary {
         liveEdges = snapshot.edges.count
         self.writtenObjects = writtenObjects
         self.writtenEdges = writtenEdges
-        var counts: [String: (count: Int, leaked: Int)] = [:]
-        for index in snapshot.objects.indices {
-            let leaked = report.leakedObjectIDs.contains(snapshot.objects[index].id) ? 1 : 0
-            counts[snapshot.objects[index].type, default: (0, 0)].count += 1
-            counts[snapshot.objects[index].type, default: (0, 0)].leaked += leaked
+        // Types repeat in runs and alternations (objects are made in groups): the last few types
+        // seen are compared before hashing (comparing a shared string is a pointer check).
+        var place: [String: Int] = [:]
+        var tallies: [(type: String, count: Int, leaked: Int)] = []
+        var recent: [(type: String, place: Int)] = []
+        let leakedIDs = report.leakedObjectIDs
+        for object in snapshot.objects.indices {
+            let type = snapshot.objects[object].type
+            let at: Int
+            if let hit = recent.first(where: { $0.type == type }) {
+                at = hit.place
+            } else {
+                if let known = place[type] {
+                    at = known
+                } else {
+                    at = tallies.count
+                    place[type] = at
+                    tallies.append((type, 0, 0))
+                }
+                if recent.count == 4 { recent.removeFirst() }
+                recent.append((type, at))
+            }
+            tallies[at].count += 1
+            if !leakedIDs.isEmpty && leakedIDs.contains(snapshot.objects[object].id) { tallies[at].leaked += 1 }
         }
-        types = counts.map { ($0.key, $0.value.count, $0.value.leaked) }
-            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
+        types = tallies.sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
     }
 }
 
@@ -61,19 +79,33 @@ extension GraphSnapshot {
     /// The part of this snapshot a ``DumpContents/cycles`` dump writes (see there), with the
     /// report's unknown owners cut to the objects written: every id the report names is in it.
     package func restrictedToCycles(of report: LeakReport) -> (snapshot: GraphSnapshot, report: LeakReport) {
-        var kept = report.leakedObjectIDs
-        for cycle in report.cycles {
-            kept.formUnion(cycle.objects)
-            for holder in cycle.unexplainedHolders { kept.formUnion(holder.knownHolders) }
+        // A flag per object (objects are in id order, as the detector indexes them), not a set
+        // of ids: a million leaked ids made set unions a tenth of the dump at exit.
+        let index = NodeIndex(objects)
+        var kept = [Bool](repeating: false, count: objects.count)
+        func keep(_ id: UInt64) {
+            let node = index.node(of: id)
+            if node >= 0 { kept[node] = true }
         }
-        kept.formUnion(report.finishedButHeld)
+        for id in report.leakedObjectIDs { keep(id) }
+        for cycle in report.cycles {
+            for id in cycle.objects { keep(id) }
+            for holder in cycle.unexplainedHolders { holder.knownHolders.forEach(keep) }
+        }
+        report.finishedButHeld.forEach(keep)
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
         // only when kept for one of the reasons above.
-        let owners = report.unknownOwners.filter { kept.contains($0.object) }
+        func isKept(_ id: UInt64) -> Bool {
+            let node = index.node(of: id)
+            return node >= 0 && kept[node]
+        }
+        let owners = report.unknownOwners.filter { isKept($0.object) }
         var restricted = self
-        restricted.objects = objects.filter { kept.contains($0.id) }
-        restricted.edges = edges.filter { kept.contains($0.from) && kept.contains($0.to) }
+        if kept.contains(false) {
+            restricted.objects = objects.indices.filter { kept[$0] }.map { objects[$0] }
+            restricted.edges = edges.filter { isKept($0.from) && isKept($0.to) }
+        }
         var restrictedReport = report
         restrictedReport.unknownOwners = owners
         return (restricted, restrictedReport)
