@@ -9,16 +9,30 @@ extension ObservableType {
     public func scan<Accumulate>(
         _ seed: Accumulate, accumulator: @escaping (Accumulate, Element) throws -> Accumulate
     ) -> Observable<Accumulate> {
+        Scan(source: asObservable(), seed: seed) { accumulate, element in
+            accumulate = try accumulator(accumulate, element)
+        }
+    }
+
+    /// Emits each intermediate result of accumulating the elements into `seed` in place (no
+    /// copy of the accumulation per element).
+    ///
+    /// ```swift
+    /// Observable.of(1, 2).scan(into: [Int]()) { $0.append($1) }.subscribe(onNext: { print($0) })   // [1], [1, 2]
+    /// ```
+    public func scan<Accumulate>(
+        into seed: Accumulate, accumulator: @escaping (inout Accumulate, Element) throws -> Void
+    ) -> Observable<Accumulate> {
         Scan(source: asObservable(), seed: seed, accumulator: accumulator)
     }
 }
 
 private final class ScanSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ObserverType {
-    private let accumulator: (Observer.Element, SourceElement) throws -> Observer.Element
+    private let accumulator: (inout Observer.Element, SourceElement) throws -> Void
     private var accumulate: Observer.Element
 
     init(
-        seed: Observer.Element, accumulator: @escaping (Observer.Element, SourceElement) throws -> Observer.Element,
+        seed: Observer.Element, accumulator: @escaping (inout Observer.Element, SourceElement) throws -> Void,
         observer: Observer, cancel: Cancelable
     ) {
         self.accumulate = seed
@@ -30,7 +44,7 @@ private final class ScanSink<SourceElement, Observer: ObserverType>: Sink<Observ
         switch event {
         case .next(let element):
             do {
-                accumulate = try accumulator(accumulate, element)
+                try accumulator(&accumulate, element)
                 forwardNext(accumulate)
             } catch {
                 forwardTerminalAndDispose(.error(error))
@@ -44,11 +58,11 @@ private final class ScanSink<SourceElement, Observer: ObserverType>: Sink<Observ
 private final class Scan<SourceElement, Accumulate>: Producer<Accumulate> {
     private let source: Observable<SourceElement>
     private let seed: Accumulate
-    private let accumulator: (Accumulate, SourceElement) throws -> Accumulate
+    private let accumulator: (inout Accumulate, SourceElement) throws -> Void
 
     init(
         source: Observable<SourceElement>, seed: Accumulate,
-        accumulator: @escaping (Accumulate, SourceElement) throws -> Accumulate
+        accumulator: @escaping (inout Accumulate, SourceElement) throws -> Void
     ) {
         self.source = source
         self.seed = seed
