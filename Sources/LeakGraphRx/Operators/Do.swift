@@ -1,27 +1,54 @@
 import LeakGraph
 
 extension ObservableType {
-    /// Calls the handlers for each event before forwarding it, and `onDispose` when the
-    /// subscription ends (terminal event or dispose). A handler that throws sends `.error`.
+    /// Calls the handlers for each event before forwarding it (`on…`) and after (`after…`),
+    /// `onSubscribe` / `onSubscribed` around subscribing, and `onDispose` when the subscription
+    /// ends (terminal event or dispose). A handler that throws sends `.error`.
     ///
     /// ```swift
     /// Observable.of(1).do(onNext: { print("saw", $0) }).subscribe()   // saw 1
     /// ```
     public func `do`(
-        onNext: ((Element) throws -> Void)? = nil, onError: ((Swift.Error) throws -> Void)? = nil,
-        onCompleted: (() throws -> Void)? = nil, onDispose: (() -> Void)? = nil
+        onNext: ((Element) throws -> Void)? = nil, afterNext: ((Element) throws -> Void)? = nil,
+        onError: ((Swift.Error) throws -> Void)? = nil, afterError: ((Swift.Error) throws -> Void)? = nil,
+        onCompleted: (() throws -> Void)? = nil, afterCompleted: (() throws -> Void)? = nil,
+        onSubscribe: (() -> Void)? = nil, onSubscribed: (() -> Void)? = nil, onDispose: (() -> Void)? = nil
     ) -> Observable<Element> {
         Do(
             source: asObservable(),
-            handlers: DoHandlers(onNext: onNext, onError: onError, onCompleted: onCompleted, onDispose: onDispose))
+            handlers: DoHandlers(
+                onNext: onNext, afterNext: afterNext, onError: onError, afterError: afterError,
+                onCompleted: onCompleted, afterCompleted: afterCompleted, onSubscribe: onSubscribe,
+                onSubscribed: onSubscribed, onDispose: onDispose))
     }
 }
 
 private struct DoHandlers<Element> {
     let onNext: ((Element) throws -> Void)?
+    let afterNext: ((Element) throws -> Void)?
     let onError: ((Swift.Error) throws -> Void)?
+    let afterError: ((Swift.Error) throws -> Void)?
     let onCompleted: (() throws -> Void)?
+    let afterCompleted: (() throws -> Void)?
+    let onSubscribe: (() -> Void)?
+    let onSubscribed: (() -> Void)?
     let onDispose: (() -> Void)?
+
+    func before(_ event: Event<Element>) throws {
+        switch event {
+        case .next(let element): try onNext?(element)
+        case .error(let error): try onError?(error)
+        case .completed: try onCompleted?()
+        }
+    }
+
+    func after(_ event: Event<Element>) throws {
+        switch event {
+        case .next(let element): try afterNext?(element)
+        case .error(let error): try afterError?(error)
+        case .completed: try afterCompleted?()
+        }
+    }
 }
 
 private final class DoSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
@@ -33,18 +60,17 @@ private final class DoSink<Observer: ObserverType>: Sink<Observer>, ObserverType
         super.init(observer: observer, cancel: cancel)
     }
 
+    /// As RxSwift: the handler, the event, the after-handler, and only then the disposal of a
+    /// terminated subscription; a thrown error is forwarded instead (ignored once terminated).
     func on(_ event: Event<Element>) {
         do {
-            switch event {
-            case .next(let element): try handlers.onNext?(element)
-            case .error(let error): try handlers.onError?(error)
-            case .completed: try handlers.onCompleted?()
-            }
+            try handlers.before(event)
+            forwardOn(event)
+            try handlers.after(event)
+            if event.isStopEvent { dispose() }
         } catch {
             forwardTerminalAndDispose(.error(error))
-            return
         }
-        if case .next = event { forwardOn(event) } else { forwardTerminalAndDispose(event) }
     }
 }
 
@@ -62,8 +88,10 @@ private final class Do<Element>: Producer<Element> {
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
+        handlers.onSubscribe?()
         let sink = DoSink(handlers: handlers, observer: observer, cancel: cancel)
         let subscription = source.subscribe(sink)
+        handlers.onSubscribed?()
         guard let onDispose = handlers.onDispose else { return (sink, subscription) }
         return (sink, Disposables.create(subscription, Disposables.create(with: onDispose)))
     }

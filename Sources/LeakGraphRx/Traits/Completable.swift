@@ -64,13 +64,17 @@ extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swif
         Completable(raw: .empty())
     }
 
-    /// Calls the handlers before the result is forwarded, and `onDispose` at the end.
+    /// Calls the handlers around the result (before and after it is forwarded), around
+    /// subscribing, and when the subscription ends.
     public func `do`(
-        onError: ((Swift.Error) throws -> Void)? = nil, onCompleted: (() throws -> Void)? = nil,
-        onDispose: (() -> Void)? = nil
+        onError: ((Swift.Error) throws -> Void)? = nil, afterError: ((Swift.Error) throws -> Void)? = nil,
+        onCompleted: (() throws -> Void)? = nil, afterCompleted: (() throws -> Void)? = nil,
+        onSubscribe: (() -> Void)? = nil, onSubscribed: (() -> Void)? = nil, onDispose: (() -> Void)? = nil
     ) -> Completable {
         Completable(
-            raw: primitiveSequence.asObservable().do(onError: onError, onCompleted: onCompleted, onDispose: onDispose))
+            raw: primitiveSequence.asObservable().do(
+                onError: onError, afterError: afterError, onCompleted: onCompleted, afterCompleted: afterCompleted,
+                onSubscribe: onSubscribe, onSubscribed: onSubscribed, onDispose: onDispose))
     }
 
     /// This completable, then `second`'s element.

@@ -88,12 +88,17 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
         Single(raw: .never())
     }
 
-    /// Calls the handlers before the single's result is forwarded, and `onDispose` at the end.
+    /// Calls the handlers around the single's result (before and after it is forwarded),
+    /// around subscribing, and when the subscription ends.
     public func `do`(
-        onSuccess: ((Element) throws -> Void)? = nil, onError: ((Swift.Error) throws -> Void)? = nil,
-        onDispose: (() -> Void)? = nil
+        onSuccess: ((Element) throws -> Void)? = nil, afterSuccess: ((Element) throws -> Void)? = nil,
+        onError: ((Swift.Error) throws -> Void)? = nil, afterError: ((Swift.Error) throws -> Void)? = nil,
+        onSubscribe: (() -> Void)? = nil, onSubscribed: (() -> Void)? = nil, onDispose: (() -> Void)? = nil
     ) -> Single<Element> {
-        Single(raw: primitiveSequence.asObservable().do(onNext: onSuccess, onError: onError, onDispose: onDispose))
+        Single(
+            raw: primitiveSequence.asObservable().do(
+                onNext: onSuccess, afterNext: afterSuccess, onError: onError, afterError: afterError,
+                onSubscribe: onSubscribe, onSubscribed: onSubscribed, onDispose: onDispose))
     }
 
     /// The element, transformed.

@@ -47,6 +47,27 @@ struct SimpleOperatorTests {
         #expect(disposeLog.entries == ["disposed"])
     }
 
+    @Test("do: handler, event, after-handler; onSubscribe and onSubscribed around subscribing, then disposal")
+    func doAroundEvents() {
+        let log = Log()
+        _ = Observable.of(1).do(
+            onNext: { log.append("on next \($0)") }, afterNext: { log.append("after next \($0)") },
+            onCompleted: { log.append("on completed") }, afterCompleted: { log.append("after completed") },
+            onSubscribe: { log.append("subscribe") }, onSubscribed: { log.append("subscribed") },
+            onDispose: { log.append("dispose") }
+        ).subscribe(onNext: { log.append("next \($0)") }, onCompleted: { log.append("completed") })
+        // As RxSwift: a source that ends while being subscribed to is disposed once the
+        // subscription is in place, so `onDispose` comes after `onSubscribed`.
+        #expect(
+            log.entries == [
+                "subscribe", "on next 1", "next 1", "after next 1", "on completed", "completed", "after completed",
+                "subscribed", "dispose",
+            ])
+        let failing = Recorder<Int>()
+        _ = Observable.of(1, 2).do(afterNext: { _ in throw TestError() }).subscribe(failing)
+        #expect(failing.events == [.next(1), .error("TestError")])
+    }
+
     @Test("catchAndReturn replaces an error with an element and completion")
     func catchAndReturn() {
         let recorder = Recorder<Int>()
