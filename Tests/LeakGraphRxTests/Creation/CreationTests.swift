@@ -127,4 +127,59 @@ struct CreationTests {
         }
         #expect(outcome.aliveTypes == [])
     }
+
+    @Test("range emits count consecutive integers; an empty range only completes")
+    func range() {
+        let recorder = Recorder<Int>()
+        _ = Observable.range(start: 3, count: 3).subscribe(recorder)
+        #expect(recorder.events == [.next(3), .next(4), .next(5), .completed])
+        let empty = Recorder<UInt8>()
+        _ = Observable<UInt8>.range(start: 250, count: 0).subscribe(empty)
+        #expect(empty.events == [.completed])
+        let top = Recorder<UInt8>()
+        _ = Observable<UInt8>.range(start: 254, count: 2).subscribe(top)
+        #expect(top.events == [.next(254), .next(255), .completed])
+    }
+
+    @Test("generate emits states while the condition holds; take stops it early; a throw fails it")
+    func generate() {
+        let recorder = Recorder<Int>()
+        _ = Observable.generate(initialState: 1, condition: { $0 < 10 }, iterate: { $0 * 2 }).subscribe(recorder)
+        #expect(recorder.events == [.next(1), .next(2), .next(4), .next(8), .completed])
+        let failing = Recorder<Int>()
+        _ = Observable.generate(initialState: 1, condition: { _ in true }, iterate: { _ in throw TestError() })
+            .subscribe(failing)
+        #expect(failing.events == [.next(1), .error("TestError")])
+    }
+
+    @Test("using disposes its resource when the subscription ends, and a failing factory fails the sequence")
+    func using() {
+        let log = Log()
+        let recorder = Recorder<Int>()
+        _ = Observable.using(
+            { TestResource { log.append("resource disposed") } },
+            observableFactory: { _ in Observable.of(1, 2) }
+        ).subscribe(recorder)
+        #expect(recorder.events == [.next(1), .next(2), .completed])
+        #expect(log.entries == ["resource disposed"])
+        let failing = Recorder<Int>()
+        _ = Observable<Int>.using(
+            { () throws -> TestResource in throw TestError() }, observableFactory: { _ in .just(1) }
+        ).subscribe(failing)
+        #expect(failing.events == [.error("TestError")])
+        let held = Log()
+        let subscription = Observable<Int>.using(
+            { TestResource { held.append("disposed") } }, observableFactory: { _ in .never() }
+        ).subscribe(onNext: { _ in })
+        #expect(held.entries == [])
+        subscription.dispose()
+        #expect(held.entries == ["disposed"])
+    }
+}
+
+/// A resource for `using`: runs its closure when disposed.
+private final class TestResource: Disposable {
+    private let onDispose: () -> Void
+    init(_ onDispose: @escaping () -> Void) { self.onDispose = onDispose }
+    func dispose() { onDispose() }
 }
