@@ -12,17 +12,57 @@ extension ObservableType {
     ///
     /// The selector is kept by the operator and by each subscription: a selector that captures
     /// an object storing the operator makes a cycle (shown through a `capture` edge).
-    public func flatMap<Source: ObservableType>(_ selector: @escaping (Element) throws -> Source)
+    public func flatMap<Source: ObservableConvertibleType>(_ selector: @escaping (Element) throws -> Source)
         -> Observable<Source.Element>
     {
-        FlatMap(source: asObservable()) { try selector($0).asObservable() }
+        FlatMap(source: asObservable(), mode: .all) { try selector($0).asObservable() }
+    }
+
+    /// Like ``flatMap(_:)``, but an element that arrives while an inner sequence is still
+    /// running is dropped: one inner sequence at a time, the first one wins.
+    ///
+    /// ```swift
+    /// taps.flatMapFirst { _ in api.submit() }.subscribe(onNext: { print($0) })   // no double submit
+    /// ```
+    public func flatMapFirst<Source: ObservableConvertibleType>(_ selector: @escaping (Element) throws -> Source)
+        -> Observable<Source.Element>
+    {
+        FlatMap(source: asObservable(), mode: .firstOnly) { try selector($0).asObservable() }
+    }
+
+    /// Maps each element to a sequence and emits their elements one sequence after another:
+    /// an element that arrives while a sequence runs waits (mapped only when its turn comes).
+    ///
+    /// ```swift
+    /// ids.concatMap { api.load($0) }.subscribe(onNext: { print($0) })   // in order
+    /// ```
+    public func concatMap<Source: ObservableConvertibleType>(_ selector: @escaping (Element) throws -> Source)
+        -> Observable<Source.Element>
+    {
+        FlatMap(source: asObservable(), mode: .limited(1)) { try selector($0).asObservable() }
     }
 }
 
-extension ObservableType where Element: ObservableType {
+extension ObservableType where Element: ObservableConvertibleType {
     /// Merges the elements of the inner observables this observable emits.
     public func merge() -> Observable<Element.Element> {
         flatMap { $0 }
+    }
+
+    /// Merges the inner sequences, at most `maxConcurrent` at a time: the others wait for one to
+    /// complete. `maxConcurrent` must be at least 1.
+    ///
+    /// ```swift
+    /// downloads.merge(maxConcurrent: 2).subscribe(onNext: { print($0) })
+    /// ```
+    public func merge(maxConcurrent: Int) -> Observable<Element.Element> {
+        precondition(maxConcurrent > 0, "merge(maxConcurrent:): maxConcurrent must be at least 1")
+        return FlatMap(source: asObservable(), mode: .limited(maxConcurrent)) { $0.asObservable() }
+    }
+
+    /// The inner sequences one after another, each subscribed when the previous completes.
+    public func concat() -> Observable<Element.Element> {
+        merge(maxConcurrent: 1)
     }
 }
 
@@ -64,21 +104,36 @@ private final class MergeSinkIter<SourceElement, Observer: ObserverType>: Tracke
     }
 }
 
+/// How many inner sequences a merge runs at once.
+enum MergeMode {
+    /// Every one (`flatMap`, `merge`).
+    case all
+    /// At most this many; the others wait, in order (`merge(maxConcurrent:)`, `concatMap`).
+    case limited(Int)
+    /// One; elements arriving while it runs are dropped (`flatMapFirst`).
+    case firstOnly
+}
+
 private final class MergeSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     private struct State {
         var active = 0
         var sourceStopped = false
+        /// Elements waiting for a free slot (`.limited`), from `waitingStart` on.
+        var waiting: [SourceElement] = []
+        var waitingStart = 0
     }
 
+    private let mode: MergeMode
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
     private let group = CompositeDisposable()
     private let sourceSubscription = SingleAssignmentDisposable()
     private let state = Locked(State())
 
     init(
-        selector: @escaping (SourceElement) throws -> Observable<Observer.Element>, observer: Observer,
-        cancel: Cancelable
+        mode: MergeMode, selector: @escaping (SourceElement) throws -> Observable<Observer.Element>,
+        observer: Observer, cancel: Cancelable
     ) {
+        self.mode = mode
         self.selector = selector
         super.init(observer: observer, cancel: cancel)
         addTrackedEdge(to: group, label: .group)
@@ -94,18 +149,33 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            let inner: Observable<Observer.Element>
-            do {
-                inner = try selector(element)
-            } catch {
-                serialForward(.error(error))
-                return
+            switch mode {
+            case .all:
+                // Mapped first, as RxSwift's flatMap does.
+                guard let inner = map(element), !isStopped else { return }
+                state.locked { $0.active += 1 }
+                subscribe(inner)
+            case .firstOnly:
+                let free = state.locked { state -> Bool in
+                    guard state.active == 0 else { return false }
+                    state.active = 1
+                    return true
+                }
+                guard free else { return }
+                // A selector that throws fails the whole sequence, so the slot need not be given back.
+                if let inner = map(element) { subscribe(inner) }
+            case .limited(let maximum):
+                let free = state.locked { state -> Bool in
+                    guard state.active < maximum else {
+                        state.waiting.append(element)
+                        return false
+                    }
+                    state.active += 1
+                    return true
+                }
+                // Mapped when its turn comes, as RxSwift's concatMap does.
+                if free, let inner = map(element) { subscribe(inner) }
             }
-            guard !isStopped else { return }
-            state.locked { $0.active += 1 }
-            let innerSubscription = SingleAssignmentDisposable()
-            guard let key = group.insert(innerSubscription) else { return }
-            innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
         case .error(let error):
             serialForward(.error(error))
         case .completed:
@@ -121,13 +191,45 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         }
     }
 
+    private func map(_ element: SourceElement) -> Observable<Observer.Element>? {
+        do {
+            return try selector(element)
+        } catch {
+            serialForward(.error(error))
+            return nil
+        }
+    }
+
+    private func subscribe(_ inner: Observable<Observer.Element>) {
+        let innerSubscription = SingleAssignmentDisposable()
+        guard let key = group.insert(innerSubscription) else { return }
+        innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
+    }
+
     func innerCompleted(_ key: CompositeDisposable.DisposeKey) {
         group.remove(for: key)
-        let done = state.locked { state in
+        // A waiting element takes the slot over; otherwise the slot is freed.
+        let (next, done) = state.locked { state -> (SourceElement?, Bool) in
+            if state.waitingStart < state.waiting.count {
+                let next = state.waiting[state.waitingStart]
+                state.waitingStart += 1
+                if state.waitingStart == state.waiting.count {
+                    state.waiting.removeAll(keepingCapacity: true)
+                    state.waitingStart = 0
+                } else if state.waitingStart > 64 && state.waitingStart * 2 > state.waiting.count {
+                    state.waiting.removeFirst(state.waitingStart)
+                    state.waitingStart = 0
+                }
+                return (next, false)
+            }
             state.active -= 1
-            return state.sourceStopped && state.active == 0
+            return (nil, state.sourceStopped && state.active == 0)
         }
-        if done { serialForward(.completed) }
+        if let next {
+            if let inner = map(next) { subscribe(inner) }
+        } else if done {
+            serialForward(.completed)
+        }
     }
 }
 
@@ -135,8 +237,14 @@ private final class FlatMap<SourceElement, Result>: Producer<Result> {
     private let source: Observable<SourceElement>
     private let selector: (SourceElement) throws -> Observable<Result>
 
-    init(source: Observable<SourceElement>, selector: @escaping (SourceElement) throws -> Observable<Result>) {
+    private let mode: MergeMode
+
+    init(
+        source: Observable<SourceElement>, mode: MergeMode,
+        selector: @escaping (SourceElement) throws -> Observable<Result>
+    ) {
         self.source = source
+        self.mode = mode
         self.selector = selector
         super.init()
         addTrackedEdge(to: source, label: .source)
@@ -145,7 +253,7 @@ private final class FlatMap<SourceElement, Result>: Producer<Result> {
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Result {
-        let sink = MergeSink(selector: selector, observer: observer, cancel: cancel)
+        let sink = MergeSink(mode: mode, selector: selector, observer: observer, cancel: cancel)
         return (sink, sink.run(source))
     }
 }

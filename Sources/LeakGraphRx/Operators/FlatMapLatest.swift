@@ -6,7 +6,7 @@ extension ObservableType {
     /// a new element disposes the previous inner subscription.
     ///
     /// Completes when the source and the latest inner observable completed.
-    public func flatMapLatest<Source: ObservableType>(_ selector: @escaping (Element) throws -> Source)
+    public func flatMapLatest<Source: ObservableConvertibleType>(_ selector: @escaping (Element) throws -> Source)
         -> Observable<Source.Element>
     {
         FlatMapLatest(source: asObservable()) { try selector($0).asObservable() }
@@ -118,5 +118,16 @@ private final class FlatMapLatest<SourceElement, Result>: Producer<Result> {
     ) where Observer.Element == Result {
         let sink = SwitchSink(selector: selector, observer: observer, cancel: cancel)
         return (sink, sink.run(source))
+    }
+}
+
+extension ObservableType where Element: ObservableConvertibleType {
+    /// The elements of the latest inner sequence: each new one replaces (disposes) the previous.
+    ///
+    /// ```swift
+    /// searches.map { api.search($0) }.switchLatest().subscribe(onNext: { show($0) })
+    /// ```
+    public func switchLatest() -> Observable<Element.Element> {
+        flatMapLatest { $0 }
     }
 }
