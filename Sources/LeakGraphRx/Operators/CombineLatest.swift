@@ -122,7 +122,7 @@ final class CombineLatestSink<Partial, Complete, Observer: ObserverType>: Serial
     }
 }
 
-private final class CombineLatest<Partial, Complete, Element>: Producer<Element> {
+final class CombineLatest<Partial, Complete, Element>: Producer<Element> {
     typealias ErasedSink = CombineLatestSink<Partial, Complete, AnyObserver<Element>>
     private let count: Int
     private let partial: Partial

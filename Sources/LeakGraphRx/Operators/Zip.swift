@@ -136,7 +136,7 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
     }
 }
 
-private final class Zip<Queues, Complete, Element>: Producer<Element> {
+final class Zip<Queues, Complete, Element>: Producer<Element> {
     typealias ErasedSink = ZipSink<Queues, Complete, AnyObserver<Element>>
     private let count: Int
     private let queues: Queues

@@ -91,4 +91,44 @@ struct CombineLatestZipTests {
         expectStandardLifecycle(
             lifecycleEndings { Observable.zip($0, Observable.of(1, 2, 3)) { $0 + $1 }.subscribe(onNext: { _ in }) })
     }
+
+    @Test("combineLatest and zip of four to eight sources combine like the two-source forms")
+    func higherArities() {
+        let four = Recorder<String>()
+        let (a, b, c, d) = (PublishSubject<Int>(), PublishSubject<Int>(), PublishSubject<Int>(), PublishSubject<Int>())
+        let subscription = Observable.combineLatest(a, b, c, d) { "\($0)\($1)\($2)\($3)" }.subscribe(four)
+        a.onNext(1)
+        b.onNext(2)
+        c.onNext(3)
+        #expect(four.elements == [])
+        d.onNext(4)
+        a.onNext(5)
+        #expect(four.elements == ["1234", "5234"])
+        subscription.dispose()
+        let eight = Recorder<String>()
+        _ = Observable.zip(
+            Observable.of(1, 2), Observable.of("a", "b"), Observable.of(3), Observable.of(4, 5), Observable.of(6),
+            Observable.of(7), Observable.of(8), Observable.of(9)
+        ).map { "\($0)\($1)\($2)\($3)\($4)\($5)\($6)\($7)" }.subscribe(eight)
+        #expect(eight.events == [.next("1a3467 89".replacingOccurrences(of: " ", with: "")), .completed])
+        let tuple = Recorder<Int>()
+        _ = Observable.combineLatest(
+            Observable.of(1), Observable.of(2), Observable.of(3), Observable.of(4), Observable.of(5)
+        ).map { $0 + $1 + $2 + $3 + $4 }.subscribe(tuple)
+        #expect(tuple.events == [.next(15), .completed])
+    }
+
+    @Test("lifecycle of combineLatest and zip of four sources")
+    func higherArityLifecycles() {
+        expectStandardLifecycle(
+            lifecycleEndings { subject in
+                Observable.combineLatest(subject, Observable.just(1), Observable.just(2), Observable.just(3))
+                    .subscribe(onNext: { _ in })
+            })
+        expectStandardLifecycle(
+            lifecycleEndings { subject in
+                Observable.zip(subject, Observable.of(1, 2), Observable.of(1, 2), Observable.of(1, 2))
+                    .subscribe(onNext: { _ in })
+            })
+    }
 }
