@@ -41,7 +41,7 @@ extension Snapshotter {
         while !settled {
             registry.withStateForSnapshot { state in
                 // As in `take`: no other strong temporary of an external object exists while counting.
-                guard !insist || ExternalLoads.isSettled else { return }
+                guard !insist || ExternalLoads.isSettledSoon else { return }
                 settled = true
                 // Per slot: its retain count, or -1 when it is not alive.
                 var counts = [Int](repeating: -1, count: state.objects.count)

@@ -44,6 +44,20 @@ enum ExternalLoads {
         lg_get_releasing_snapshot() != 0 || outstanding.load(ordering: .sequentiallyConsistent) == 0
     }
 
+    /// Whether no other temporaries exist, waiting up to about 2 ms for them to go. Called
+    /// under the registry lock: a thread that has just left it usually still has its temporaries
+    /// for a few microseconds, and the waiting snapshot, which gets the lock next, would
+    /// otherwise give up every time another thread snapshots in a loop. Bounded, because a
+    /// release may run a `deinit` that needs the registry lock.
+    static var isSettledSoon: Bool {
+        if isSettled { return true }
+        for _ in 0..<100 {
+            usleep(20)
+            if isSettled { return true }
+        }
+        return false
+    }
+
     /// Waits (outside every lock) until no temporaries are announced.
     /// - Returns: False when it gave up (about 200 ms: temporaries live for microseconds, so
     ///   only a thread stopped in the middle of releasing them takes longer).

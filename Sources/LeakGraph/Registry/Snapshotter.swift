@@ -189,7 +189,7 @@ enum Snapshotter {
             registry.withStateForSnapshot { state in
                 // Counts are read only when no other strong temporary of a tracked external object
                 // exists (see `ExternalLoads`), else waited for outside the lock.
-                guard !insist || ExternalLoads.isSettled else { return }
+                guard !insist || ExternalLoads.isSettledSoon else { return }
                 settled = true
                 var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
                 held.reserveCapacity(state.liveCount)
