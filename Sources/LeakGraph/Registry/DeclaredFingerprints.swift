@@ -35,62 +35,50 @@ extension Snapshotter {
         var fingerprints = [Fingerprint](repeating: Fingerprint(), count: ids.count)
         let wanted = NodeIndex(ids: ids)
         var externals: [Unmanaged<AnyObject>] = []
-        var settled = false
-        var insist = true
-        var attempts = 0
-        while !settled {
-            registry.withStateForSnapshot { state in
-                // As in `take`: no other strong temporary of an external object exists while counting.
-                guard !insist || ExternalLoads.isSettledSoon else { return }
-                settled = true
-                // Per slot: its retain count, or -1 when it is not alive.
-                var counts = [Int](repeating: -1, count: state.objects.count)
-                for slot in state.objects.indices {
-                    let entry = state.objects[slot]
-                    guard entry.address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) else {
-                        continue
-                    }
-                    if entry.isExternal {
-                        guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
-                        externals.append(strong)
-                        counts[slot] = runtimeRetainCount(pointer) - 1
-                    } else {
-                        guard !runtimeIsDeallocating(pointer) else { continue }
-                        counts[slot] = runtimeRetainCount(pointer)
-                    }
+        // As in `take`: no other strong temporary of an external object exists while counting.
+        ExternalLoads.withSettledState(of: registry) { state in
+            // Per slot: its retain count, or -1 when it is not alive.
+            var counts = [Int](repeating: -1, count: state.objects.count)
+            for slot in state.objects.indices {
+                let entry = state.objects[slot]
+                guard entry.address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) else {
+                    continue
                 }
-                // Read after every count, as `take` does (see there why the order matters).
-                let listed = releasing.withLock { $0.listed }
-                let othersHold = listed.isEmpty ? [:] : HoldLedger.counts(listed)
-                var fingerprintOfSlot = [Int32](repeating: -1, count: state.objects.count)
-                for slot in state.objects.indices where counts[slot] >= 0 {
-                    let entry = state.objects[slot]
-                    if let holds = othersHold[entry.address] { counts[slot] = max(0, counts[slot] - holds) }
-                    // An object only LeakGraph holds is freed as soon as it lets go: not alive.
-                    if counts[slot] == 0 { counts[slot] = -1 }
-                    let wantedAt = wanted.node(of: entry.id)
-                    guard counts[slot] > 0, wantedAt >= 0 else { continue }
-                    fingerprintOfSlot[slot] = Int32(wantedAt)
-                    fingerprints[wantedAt].present = true
-                    fingerprints[wantedAt].retainCount = counts[slot]
+                if entry.isExternal {
+                    guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
+                    externals.append(strong)
+                    counts[slot] = runtimeRetainCount(pointer) - 1
+                } else {
+                    guard !runtimeIsDeallocating(pointer) else { continue }
+                    counts[slot] = runtimeRetainCount(pointer)
                 }
-                var labelHashes = [Int?](repeating: nil, count: state.labels.count)
-                for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind) == .strong {
-                    let target = Int(fingerprintOfSlot[Int(edge.to)])
-                    guard target >= 0, counts[Int(edge.from)] > 0 else { continue }
-                    let labelHash = labelHashes[Int(edge.label)] ?? state.labels[Int(edge.label)].hashValue
-                    labelHashes[Int(edge.label)] = labelHash
-                    fingerprints[target].add(
-                        from: state.objects[Int(edge.from)].id, labelHash: labelHash, count: Int(edge.count))
-                }
-                if !externals.isEmpty { ExternalLoads.begin() }
             }
-            if !settled {
-                attempts += 1
-                insist = ExternalLoads.waitUntilSettled() && attempts < 50
+            // Read after every count, as `take` does (see there why the order matters).
+            let listed = releasing.withLock { $0.listed }
+            let othersHold = listed.isEmpty ? [:] : HoldLedger.counts(listed)
+            var fingerprintOfSlot = [Int32](repeating: -1, count: state.objects.count)
+            for slot in state.objects.indices where counts[slot] >= 0 {
+                let entry = state.objects[slot]
+                if let holds = othersHold[entry.address] { counts[slot] = max(0, counts[slot] - holds) }
+                // An object only LeakGraph holds is freed as soon as it lets go: not alive.
+                if counts[slot] == 0 { counts[slot] = -1 }
+                let wantedAt = wanted.node(of: entry.id)
+                guard counts[slot] > 0, wantedAt >= 0 else { continue }
+                fingerprintOfSlot[slot] = Int32(wantedAt)
+                fingerprints[wantedAt].present = true
+                fingerprints[wantedAt].retainCount = counts[slot]
             }
+            var labelHashes = [Int?](repeating: nil, count: state.labels.count)
+            for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind) == .strong {
+                let target = Int(fingerprintOfSlot[Int(edge.to)])
+                guard target >= 0, counts[Int(edge.from)] > 0 else { continue }
+                let labelHash = labelHashes[Int(edge.label)] ?? state.labels[Int(edge.label)].hashValue
+                labelHashes[Int(edge.label)] = labelHash
+                fingerprints[target].add(
+                    from: state.objects[Int(edge.from)].id, labelHash: labelHash, count: Int(edge.count))
+            }
+            return externals
         }
-        if !externals.isEmpty { ExternalLoads.release(externals) }
         return fingerprints
     }
 }

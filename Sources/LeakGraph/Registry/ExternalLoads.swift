@@ -70,6 +70,31 @@ enum ExternalLoads {
         return isSettled
     }
 
+    /// Runs `body` under the registry lock once no other thread's temporaries exist, waiting
+    /// outside the lock between tries (after about 50 tries it runs anyway: a count may then be
+    /// one too high, a safe "retained"). `body` returns the temporaries it took: they are
+    /// announced before the lock is left and released after.
+    static func withSettledState(
+        of registry: Registry, _ body: (inout RegistryState) -> [Unmanaged<AnyObject>]
+    ) {
+        var temporaries: [Unmanaged<AnyObject>]?
+        var insist = true
+        var attempts = 0
+        while temporaries == nil {
+            registry.withStateForSnapshot { state in
+                guard !insist || isSettledSoon else { return }
+                let taken = body(&state)
+                if !taken.isEmpty { begin() }
+                temporaries = taken
+            }
+            if temporaries == nil {
+                attempts += 1
+                insist = waitUntilSettled() && attempts < 50
+            }
+        }
+        if let temporaries, !temporaries.isEmpty { release(temporaries) }
+    }
+
     /// Releases `temporaries` and withdraws their announcement, marking this thread as
     /// releasing meanwhile (a `deinit` that takes a snapshot must not wait for this thread).
     static func release(_ temporaries: [Unmanaged<AnyObject>]) {

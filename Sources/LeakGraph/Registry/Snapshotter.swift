@@ -182,96 +182,84 @@ enum Snapshotter {
         var ownHolds: [UInt] = []
         var heldAddresses: [UInt] = []
         var listing = -1
-        var settled = false
-        var insist = true
-        var attempts = 0
-        while !settled {
-            registry.withStateForSnapshot { state in
-                // Counts are read only when no other strong temporary of a tracked external object
-                // exists (see `ExternalLoads`), else waited for outside the lock.
-                guard !insist || ExternalLoads.isSettledSoon else { return }
-                settled = true
-                var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
-                held.reserveCapacity(state.liveCount)
-                retainCounts.reserveCapacity(state.liveCount)
-                for slot in state.objects.indices {
-                    let entry = state.objects[slot]
-                    let address = entry.address
-                    guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
-                    if let only, !only.containsSorted(entry.id) { continue }
-                    if entry.isExternal {
-                        guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
-                        retainCounts.append(runtimeRetainCount(pointer) - 1)
-                        // Holding, this +1 is the snapshot's hold, let go of with the others.
-                        if !holding { externals.append(strong) }
-                    } else if holding {
-                        guard runtimeTryRetain(pointer) else { continue }
-                        retainCounts.append(runtimeRetainCount(pointer) - 1)
-                    } else {
-                        guard !runtimeIsDeallocating(pointer) else { continue }
-                        retainCounts.append(runtimeRetainCount(pointer))
-                    }
-                    indexOfSlot[slot] = held.count
-                    held.append(
-                        Held(
-                            address: address, entry: entry,
-                            label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
-                    if entry.stack >= 0 && stackFrames[entry.stack] == nil {
-                        stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
-                    }
+        // Counts are read only when no other thread holds a strong temporary of a tracked
+        // external object (see `ExternalLoads`).
+        ExternalLoads.withSettledState(of: registry) { state in
+            var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
+            held.reserveCapacity(state.liveCount)
+            retainCounts.reserveCapacity(state.liveCount)
+            for slot in state.objects.indices {
+                let entry = state.objects[slot]
+                let address = entry.address
+                guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
+                if let only, !only.containsSorted(entry.id) { continue }
+                if entry.isExternal {
+                    guard let strong = retainedExternal(state.weakReferences[Int32(slot)]) else { continue }
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                    // Holding, this +1 is the snapshot's hold, let go of with the others.
+                    if !holding { externals.append(strong) }
+                } else if holding {
+                    guard runtimeTryRetain(pointer) else { continue }
+                    retainCounts.append(runtimeRetainCount(pointer) - 1)
+                } else {
+                    guard !runtimeIsDeallocating(pointer) else { continue }
+                    retainCounts.append(runtimeRetainCount(pointer))
                 }
-                if holding && ProcessTracking.isActive {
-                    // Every other Swift object of the process (whole-process tracking), held the same
-                    // way; tracked objects are already in and are left out.
-                    let first = held.count
-                    ownHolds = holdProcessObjects(
-                        excluding: held.map(\.address).sorted(), only: only, into: &held, retainCounts: &retainCounts)
-                    for object in held[first...]
-                    where object.entry.stack != -1 && stackFrames[object.entry.stack] == nil {
-                        stackFrames[object.entry.stack] = processStack(object.entry.stack)
-                    }
+                indexOfSlot[slot] = held.count
+                held.append(
+                    Held(
+                        address: address, entry: entry,
+                        label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
+                if entry.stack >= 0 && stackFrames[entry.stack] == nil {
+                    stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
                 }
-                // Holds that other snapshots are still releasing, read after every count: a releaser
-                // unlists a hold before releasing it, so a hold released after its count was read is
-                // still listed here (exact), and one released before is no longer listed (exact);
-                // reading the list first could subtract a hold twice and make a live object look
-                // explained, the one error the verdict must never make.
-                let listed = releasing.withLock { $0.listed }
-                if !listed.isEmpty {
-                    let othersHold = HoldLedger.counts(listed)
-                    for (index, object) in held.enumerated() {
-                        if let holds = othersHold[object.address] { retainCounts[index] -= holds }
-                    }
-                }
-                if holding {
-                    // Listed while still under the registry lock, so that every other snapshot sees
-                    // these holds either not yet taken or listed, for as long as they last.
-                    heldAddresses = held.map(\.address)
-                    listing = releasing.withLock { $0.list(heldAddresses) }
-                }
-                rawEdges.reserveCapacity(state.liveEdgeCount)
-                for edge in state.edges where edge.from >= 0 {
-                    let from = indexOfSlot[Int(edge.from)]
-                    let to = indexOfSlot[Int(edge.to)]
-                    guard from >= 0, to >= 0 else { continue }
-                    rawEdges.append(
-                        RawEdge(
-                            from: from, to: to, kind: edge.kind, label: edge.label, count: Int(edge.count),
-                            site: edge.site)
-                    )
-                    if edge.site >= 0 && stackFrames[edge.site] == nil {
-                        stackFrames[edge.site] = Array(state.stacks.stack(edge.site))
-                    }
-                }
-                labels = state.labels
-                if !externals.isEmpty { ExternalLoads.begin() }
             }
-            if !settled {
-                attempts += 1
-                insist = ExternalLoads.waitUntilSettled() && attempts < 50
+            if holding && ProcessTracking.isActive {
+                // Every other Swift object of the process (whole-process tracking), held the same
+                // way; tracked objects are already in and are left out.
+                let first = held.count
+                ownHolds = holdProcessObjects(
+                    excluding: held.map(\.address).sorted(), only: only, into: &held, retainCounts: &retainCounts)
+                for object in held[first...]
+                where object.entry.stack != -1 && stackFrames[object.entry.stack] == nil {
+                    stackFrames[object.entry.stack] = processStack(object.entry.stack)
+                }
             }
+            // Holds that other snapshots are still releasing, read after every count: a releaser
+            // unlists a hold before releasing it, so a hold released after its count was read is
+            // still listed here (exact), and one released before is no longer listed (exact);
+            // reading the list first could subtract a hold twice and make a live object look
+            // explained, the one error the verdict must never make.
+            let listed = releasing.withLock { $0.listed }
+            if !listed.isEmpty {
+                let othersHold = HoldLedger.counts(listed)
+                for (index, object) in held.enumerated() {
+                    if let holds = othersHold[object.address] { retainCounts[index] -= holds }
+                }
+            }
+            if holding {
+                // Listed while still under the registry lock, so that every other snapshot sees
+                // these holds either not yet taken or listed, for as long as they last.
+                heldAddresses = held.map(\.address)
+                listing = releasing.withLock { $0.list(heldAddresses) }
+            }
+            rawEdges.reserveCapacity(state.liveEdgeCount)
+            for edge in state.edges where edge.from >= 0 {
+                let from = indexOfSlot[Int(edge.from)]
+                let to = indexOfSlot[Int(edge.to)]
+                guard from >= 0, to >= 0 else { continue }
+                rawEdges.append(
+                    RawEdge(
+                        from: from, to: to, kind: edge.kind, label: edge.label, count: Int(edge.count),
+                        site: edge.site)
+                )
+                if edge.site >= 0 && stackFrames[edge.site] == nil {
+                    stackFrames[edge.site] = Array(state.stacks.stack(edge.site))
+                }
+            }
+            labels = state.labels
+            return externals
         }
-        if !externals.isEmpty { ExternalLoads.release(externals) }
         for address in ownHolds { lg_process_release(address) }
         retainCounts = retainCounts.map { max(0, $0) }
         // In id order (whole-process records come in hash order): then the objects need no
