@@ -46,30 +46,20 @@ package struct DumpSummary {
         liveEdges = snapshot.edges.count
         self.writtenObjects = writtenObjects
         self.writtenEdges = writtenEdges
-        // Types repeat in runs and alternations (objects are made in groups): the last few types
-        // seen are compared before hashing (comparing a shared string is a pointer check).
-        var place: [String: Int] = [:]
-        var tallies: [(type: String, count: Int, leaked: Int)] = []
-        var recent: [(type: String, place: Int)] = []
+        // Types repeat in runs and alternations (objects are made in groups): interned, most
+        // are told apart without hashing.
+        var typeNumbers = StringInterner()
+        var counts: [(count: Int, leaked: Int)] = []
         let leakedIDs = report.leakedObjectIDs
         for object in snapshot.objects.indices {
-            let type = snapshot.objects[object].type
-            let at: Int
-            if let hit = recent.first(where: { $0.type == type }) {
-                at = hit.place
-            } else {
-                if let known = place[type] {
-                    at = known
-                } else {
-                    at = tallies.count
-                    place[type] = at
-                    tallies.append((type, 0, 0))
-                }
-                if recent.count == 4 { recent.removeFirst() }
-                recent.append((type, at))
-            }
-            tallies[at].count += 1
-            if !leakedIDs.isEmpty && leakedIDs.contains(snapshot.objects[object].id) { tallies[at].leaked += 1 }
+            let number = Int(typeNumbers.number(of: snapshot.objects[object].type))
+            if number == counts.count { counts.append((0, 0)) }
+            counts[number].count += 1
+            if !leakedIDs.isEmpty && leakedIDs.contains(snapshot.objects[object].id) { counts[number].leaked += 1 }
+        }
+        var tallies: [(type: String, count: Int, leaked: Int)] = []
+        for (number, type) in typeNumbers.strings.enumerated() {
+            tallies.append((type, counts[number].count, counts[number].leaked))
         }
         types = tallies.sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
     }

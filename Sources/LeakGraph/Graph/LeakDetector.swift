@@ -41,15 +41,11 @@ struct StrongGraph {
         var to: [Int32] = []
         var weight: [Int32] = []
         var label: [Int32] = []
-        var labelIDs: [String: Int32] = [:]
         from.reserveCapacity(snapshot.edges.count)
         to.reserveCapacity(snapshot.edges.count)
         weight.reserveCapacity(snapshot.edges.count)
         label.reserveCapacity(snapshot.edges.count)
-        // A few labels make up nearly all edges (an owner's references, a library's roles):
-        // comparing with the last few labels seen skips most of the hashing.
-        var recent: [(label: String, id: Int32)] = []
-        var names: [String] = []
+        var labelNumbers = StringInterner()
         // Fields read in place: copying each edge would retain and release its strings.
         snapshot.edges.withUnsafeBufferPointer { edges in
             for position in edges.indices where edges[position].kind == .strong {
@@ -59,25 +55,10 @@ struct StrongGraph {
                 from.append(Int32(source))
                 to.append(Int32(target))
                 weight.append(Int32(clamping: max(0, edges[position].count)))
-                if let hit = recent.firstIndex(where: { $0.label == edges[position].label }) {
-                    label.append(recent[hit].id)
-                    continue
-                }
-                let name = edges[position].label
-                let id: Int32
-                if let known = labelIDs[name] {
-                    id = known
-                } else {
-                    id = Int32(names.count)
-                    labelIDs[name] = id
-                    names.append(name)
-                }
-                if recent.count == 4 { recent.removeFirst() }
-                recent.append((name, id))
-                label.append(id)
+                label.append(labelNumbers.number(of: edges[position].label))
             }
         }
-        labelNames = names
+        labelNames = labelNumbers.strings
         var offsets = [Int32](repeating: 0, count: count + 1)
         var inWeight = [Int](repeating: 0, count: count)
         for (position, source) in from.enumerated() {

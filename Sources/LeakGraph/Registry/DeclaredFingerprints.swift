@@ -34,9 +34,10 @@ extension Snapshotter {
     private static func readFingerprints(_ registry: Registry, ids: [UInt64]) -> [Fingerprint] {
         var fingerprints = [Fingerprint](repeating: Fingerprint(), count: ids.count)
         let wanted = NodeIndex(ids: ids)
-        var externals: [Unmanaged<AnyObject>] = []
         // As in `take`: no other strong temporary of an external object exists while counting.
         ExternalLoads.withSettledState(of: registry) { state in
+            // Strong temporaries of external objects, released once the lock is left.
+            var externals: [Unmanaged<AnyObject>] = []
             // Per slot: its retain count, or -1 when it is not alive.
             var counts = [Int](repeating: -1, count: state.objects.count)
             for slot in state.objects.indices {

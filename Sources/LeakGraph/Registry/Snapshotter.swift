@@ -175,7 +175,6 @@ enum Snapshotter {
         let time = Double(coarseWallClockNanoseconds()) / 1e9
         var held: [Held] = []
         var retainCounts: [Int] = []
-        var externals: [Unmanaged<AnyObject>] = []
         var rawEdges: [RawEdge] = []
         var labels: [String] = []
         var stackFrames: [Int32: [UInt]] = [:]
@@ -185,6 +184,8 @@ enum Snapshotter {
         // Counts are read only when no other thread holds a strong temporary of a tracked
         // external object (see `ExternalLoads`).
         ExternalLoads.withSettledState(of: registry) { state in
+            // Strong temporaries of external objects, released once the lock is left.
+            var externals: [Unmanaged<AnyObject>] = []
             var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
             held.reserveCapacity(state.liveCount)
             retainCounts.reserveCapacity(state.liveCount)

@@ -89,7 +89,7 @@ enum ProcessInfoLite {
 }
 
 /// Writes one line to standard error, prefixed with `leakgraph:`.
-func warn(_ message: String) {
+package func warn(_ message: String) {
     let line = "leakgraph: \(message)\n"
     line.withCString { pointer in
         _ = write(2, pointer, strlen(pointer))

@@ -182,14 +182,16 @@ where Sources.Element == Observable<Observer.Element> {
         case .next: forwardOn(event)
         case .completed: forwardTerminalAndDispose(event)
         case .error(let error):
-            let later = state.locked { state -> Bool in
-                state.lastError = error
+            // The previous error is let go of after unlocking (its deinit is arbitrary code).
+            let (later, previousError) = state.locked { state -> (Bool, Swift.Error?) in
+                defer { state.lastError = error }
                 if state.subscribing {
                     state.failedWhileSubscribing = true
-                    return true
+                    return (true, state.lastError)
                 }
-                return false
+                return (false, state.lastError)
             }
+            _ = previousError
             if !later { subscribeToNext() }
         }
     }

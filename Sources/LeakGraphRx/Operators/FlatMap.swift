@@ -123,10 +123,10 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     }
 
     /// Elements waiting for a free slot (`.limited`), from `state.waitingStart` on; read and
-    /// written only under `state`'s lock. Kept out of `State` so that the lock guards a plain
-    /// value: with an array in it, every event of an unlimited `flatMap` paid for copying one
-    /// (about 2,000 instructions).
-    private var waiting: [SourceElement] = []
+    /// written only under `state`'s lock. A slot is emptied as its element is taken out, so
+    /// that compacting never lets go of an element under the lock (its deinit is arbitrary
+    /// code).
+    private var waiting: [SourceElement?] = []
 
     private let mode: MergeMode
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
@@ -250,6 +250,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         let (next, done) = state.locked { state -> (SourceElement?, Bool) in
             if state.waitingStart < waiting.count {
                 let next = waiting[state.waitingStart]
+                waiting[state.waitingStart] = nil
                 state.waitingStart += 1
                 if state.waitingStart == waiting.count {
                     waiting.removeAll(keepingCapacity: true)

@@ -69,7 +69,13 @@ private final class WithLatestFromSink<First, Second, Observer: ObserverType>: S
 
     private func secondEvent(_ event: Event<Second>) {
         switch event {
-        case .next(let element): latest.locked { $0 = element }
+        case .next(let element):
+            // The replaced element is let go of after unlocking: its deinit may send events here.
+            let replaced = latest.locked { latest in
+                defer { latest = element }
+                return latest
+            }
+            _ = replaced
         case .error(let error): serialForward(.error(error))
         case .completed: secondSubscription.dispose()
         }

@@ -1,11 +1,5 @@
 import LeakGraph
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 extension ObservableType {
     /// Subscribes and sends every element to `relays`. A relay cannot fail: an error of the
     /// source stops the program in a debug build and is printed in a release build (as RxRelay
@@ -104,7 +98,6 @@ private func bindingFailed(_ message: String) {
     #if DEBUG
         fatalError(message)
     #else
-        let line = "leakgraph-rx: \(message)\n"
-        _ = line.withCString { write(2, $0, strlen($0)) }
+        warn(message)
     #endif
 }
