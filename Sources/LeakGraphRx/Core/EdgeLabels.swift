@@ -37,6 +37,8 @@ extension EdgeLabel {
     static let current = EdgeLabel(rx: "current")
     /// A sink's subscription to a second source (take(until:)).
     static let otherSubscription = EdgeLabel(rx: "otherSubscription")
+    /// A virtual-time scheduler's pending actions.
+    static let scheduled = EdgeLabel(rx: "scheduled")
     /// The relays a `bind(to:)` binding sends to.
     static let relays = EdgeLabel(rx: "relays")
 }

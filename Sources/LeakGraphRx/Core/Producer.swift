@@ -10,7 +10,18 @@ public class Producer<Element>: Observable<Element> {
     }
 
     /// Runs a new sink for `observer` and returns its ``SinkDisposer``.
+    ///
+    /// Goes through the thread's ``CurrentThreadScheduler`` trampoline as RxSwift does: the
+    /// outermost subscription on a thread runs at once, then everything it queued (a synchronous
+    /// source's elements, re-entrant subscriptions), before returning.
     public override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        let trampoline = Trampoline.current
+        if trampoline.isRunning { return subscribeNow(observer) }
+        return trampoline.run { subscribeNow(observer) }
+    }
+
+    private func subscribeNow<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
         // One captured stack for every object this subscription makes (see
         // LeakGraph.withSharedAllocationSite): the frame that matters is the subscribing line.

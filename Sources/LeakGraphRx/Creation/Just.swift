@@ -9,6 +9,15 @@ extension ObservableType {
     public static func just(_ element: Element) -> Observable<Element> {
         Just(element)
     }
+
+    /// An observable that emits `element` then completes, each event a step on `scheduler`.
+    ///
+    /// ```swift
+    /// Observable.just(1, scheduler: MainScheduler.instance)
+    /// ```
+    public static func just(_ element: Element, scheduler: ImmediateSchedulerType) -> Observable<Element> {
+        .from([element], scheduler: scheduler)
+    }
 }
 
 private final class Just<Element>: Producer<Element> {

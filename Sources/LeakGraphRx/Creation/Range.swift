@@ -10,10 +10,12 @@ extension ObservableType where Element: RxAbstractInteger {
     /// ```swift
     /// Observable.range(start: 1, count: 3).subscribe(onNext: { print($0) })   // 1, 2, 3
     /// ```
-    public static func range(start: Element, count: Element) -> Observable<Element> {
+    public static func range(
+        start: Element, count: Element, scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance
+    ) -> Observable<Element> {
         precondition(count >= 0, "range: count can't be negative")
         precondition(count == 0 || start <= Element.max - (count - 1), "range: overflow of count")
-        return .from((0..<count).lazy.map { start + $0 })
+        return .from((0..<count).lazy.map { start + $0 }, scheduler: scheduler)
     }
 }
 
@@ -26,9 +28,10 @@ extension ObservableType {
     /// ```
     public static func generate(
         initialState: Element, condition: @escaping (Element) throws -> Bool,
+        scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance,
         iterate: @escaping (Element) throws -> Element
     ) -> Observable<Element> {
-        Generate(initialState: initialState, condition: condition, iterate: iterate)
+        Generate(initialState: initialState, condition: condition, iterate: iterate, scheduler: scheduler)
     }
 
     /// A sequence whose source and resource are made for each subscriber: `resourceFactory`'s
@@ -45,24 +48,38 @@ extension ObservableType {
     }
 }
 
-private final class GenerateSink<Observer: ObserverType>: Sink<Observer> {
+private final class GenerateSink<Observer: ObserverType>: SteppedSink<Observer> {
     typealias Element = Observer.Element
+    private let condition: (Element) throws -> Bool
+    private let iterate: (Element) throws -> Element
+    // Only the step in progress touches them, and steps run one at a time.
+    private var state: Element
+    private var first = true
 
-    func run(
-        initialState: Element, condition: (Element) throws -> Bool, iterate: (Element) throws -> Element
+    init(
+        initialState: Element, condition: @escaping (Element) throws -> Bool,
+        iterate: @escaping (Element) throws -> Element, observer: Observer, cancel: Cancelable
     ) {
-        var state = initialState
-        var first = true
-        while !isStopped {
-            do {
-                if !first { state = try iterate(state) }
-                first = false
-                guard try condition(state) else { return forwardTerminalAndDispose(.completed) }
-            } catch {
-                return forwardError(error)
+        state = initialState
+        self.condition = condition
+        self.iterate = iterate
+        super.init(observer: observer, cancel: cancel)
+    }
+
+    override func step() -> Bool {
+        do {
+            if !first { state = try iterate(state) }
+            first = false
+            guard try condition(state) else {
+                forwardTerminalAndDispose(.completed)
+                return false
             }
-            forwardNext(state)
+        } catch {
+            forwardError(error)
+            return false
         }
+        forwardNext(state)
+        return true
     }
 }
 
@@ -70,23 +87,25 @@ private final class Generate<Element>: Producer<Element> {
     private let initialState: Element
     private let condition: (Element) throws -> Bool
     private let iterate: (Element) throws -> Element
+    private let scheduler: ImmediateSchedulerType
 
     init(
         initialState: Element, condition: @escaping (Element) throws -> Bool,
-        iterate: @escaping (Element) throws -> Element
+        iterate: @escaping (Element) throws -> Element, scheduler: ImmediateSchedulerType
     ) {
         self.initialState = initialState
         self.condition = condition
         self.iterate = iterate
+        self.scheduler = scheduler
         super.init()
     }
 
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
-        let sink = GenerateSink(observer: observer, cancel: cancel)
-        sink.run(initialState: initialState, condition: condition, iterate: iterate)
-        return (sink, Disposables.create())
+        let sink = GenerateSink(
+            initialState: initialState, condition: condition, iterate: iterate, observer: observer, cancel: cancel)
+        return (sink, sink.start(on: scheduler))
     }
 }
 

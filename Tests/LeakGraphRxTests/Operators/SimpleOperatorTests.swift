@@ -56,12 +56,12 @@ struct SimpleOperatorTests {
             onSubscribe: { log.append("subscribe") }, onSubscribed: { log.append("subscribed") },
             onDispose: { log.append("dispose") }
         ).subscribe(onNext: { log.append("next \($0)") }, onCompleted: { log.append("completed") })
-        // As RxSwift: a source that ends while being subscribed to is disposed once the
-        // subscription is in place, so `onDispose` comes after `onSubscribed`.
+        // As RxSwift: `of` emits from the current thread's trampoline, after the subscription
+        // is in place, so `onSubscribed` comes before the first element.
         #expect(
             log.entries == [
-                "subscribe", "on next 1", "next 1", "after next 1", "on completed", "completed", "after completed",
-                "subscribed", "dispose",
+                "subscribe", "subscribed", "on next 1", "next 1", "after next 1", "on completed", "completed",
+                "after completed", "dispose",
             ])
         let failing = Recorder<Int>()
         _ = Observable.of(1, 2).do(afterNext: { _ in throw TestError() }).subscribe(failing)

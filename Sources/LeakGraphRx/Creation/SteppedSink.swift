@@ -1,0 +1,36 @@
+import LeakGraph
+
+/// A sink that emits a synchronous source one step (one element) at a time on a scheduler, as
+/// RxSwift's recursive scheduling does: on the default ``CurrentThreadScheduler`` each step is
+/// queued on the thread's trampoline behind the work already there, so several synchronous
+/// sources subscribed together interleave (`merge(.of(1, 2), .of(3, 4))` gives 1, 3, 2, 4).
+///
+/// On the trampoline the sink queues itself (no allocation per element); on another scheduler
+/// each step is a scheduled action of a recursive schedule.
+class SteppedSink<Observer: ObserverType>: Sink<Observer>, TrampolineItem {
+    /// Emits the next element, or the terminal event; returns whether more steps follow.
+    func step() -> Bool {
+        fatalError("SteppedSink.step is abstract")
+    }
+
+    /// Starts stepping on `scheduler`; the result cancels the remaining steps.
+    final func start(on scheduler: ImmediateSchedulerType) -> Disposable {
+        if scheduler is CurrentThreadScheduler {
+            let trampoline = Trampoline.current
+            if trampoline.isRunning {
+                trampoline.enqueue(self)
+            } else {
+                trampoline.run { invoke() }
+            }
+            return Disposables.create()
+        }
+        return scheduler.scheduleRecursive(()) { [self] _, recurse in
+            if !isStopped && step() { recurse(()) }
+        }
+    }
+
+    /// One trampoline step; queues the next one behind the work queued meanwhile.
+    final func invoke() {
+        if !isStopped && step() { Trampoline.current.enqueue(self) }
+    }
+}
