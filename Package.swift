@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
+        .library(name: "LeakGraphRxTest", targets: ["LeakGraphRxTest"]),
         .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
         .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
         .library(name: "LeakGraphDump", targets: ["LeakGraphDump"]),
@@ -73,5 +74,9 @@ let package = Package(
                 "plain-classes-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
+        .target(name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
+        .testTarget(
+            name: "LeakGraphRxTestTests",
+            dependencies: ["LeakGraphRxTest", "LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
     ]
 )

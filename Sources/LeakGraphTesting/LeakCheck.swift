@@ -44,6 +44,12 @@ public struct LeakCheckOutcome: Sendable {
     /// Things to say without failing: that tracking is off and nothing was checked, or leaked
     /// objects allocated outside the test's task that could not be blamed on it with certainty.
     public var notes: [String]
+
+    /// An outcome with `findings` (nil when nothing leaked) and `notes`.
+    public init(findings: LeakFindings?, notes: [String]) {
+        self.findings = findings
+        self.notes = notes
+    }
 }
 
 /// The engine behind every check in LeakGraphTesting: which tracked objects allocated in a

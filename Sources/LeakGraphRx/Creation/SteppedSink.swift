@@ -15,6 +15,10 @@ class SteppedSink<Observer: ObserverType>: Sink<Observer>, TrampolineItem {
 
     /// Starts stepping on `scheduler`; the result cancels the remaining steps.
     final func start(on scheduler: ImmediateSchedulerType) -> Disposable {
+        if scheduler is SynchronousLoop {
+            while !isStopped && step() {}
+            return Disposables.create()
+        }
         if scheduler is CurrentThreadScheduler {
             let trampoline = Trampoline.current
             if trampoline.isRunning {
@@ -32,5 +36,14 @@ class SteppedSink<Observer: ObserverType>: Sink<Observer>, TrampolineItem {
     /// One trampoline step; queues the next one behind the work queued meanwhile.
     final func invoke() {
         if !isStopped && step() { Trampoline.current.enqueue(self) }
+    }
+}
+
+/// Runs actions at once, in the caller's frame. Only for sources that RxSwift iterates in a
+/// plain loop while being subscribed to (the sources of `merge(_:)` and friends); a stepped
+/// sink on it loops instead of recursing, so a million sources need no stack.
+struct SynchronousLoop: ImmediateSchedulerType {
+    func schedule<StateType>(_ state: StateType, action: @escaping (StateType) -> Disposable) -> Disposable {
+        action(state)
     }
 }

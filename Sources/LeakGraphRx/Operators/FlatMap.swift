@@ -73,12 +73,14 @@ extension ObservableType {
     /// Observable.merge(Observable.of(1), Observable.of(2)).subscribe(onNext: { print($0) })   // 1, 2
     /// ```
     public static func merge(_ sources: Observable<Element>...) -> Observable<Element> {
-        Observable.from(sources).merge()
+        // Every source is subscribed to while the merge is, in a loop, as RxSwift's does: two
+        // synchronous sources then interleave on the trampoline (1, 3, 2, 4).
+        Observable.from(sources, scheduler: SynchronousLoop()).merge()
     }
 
     /// Merges the elements of `sources`; completes when all completed.
     public static func merge(_ sources: [Observable<Element>]) -> Observable<Element> {
-        Observable.from(sources).merge()
+        Observable.from(sources, scheduler: SynchronousLoop()).merge()
     }
 }
 

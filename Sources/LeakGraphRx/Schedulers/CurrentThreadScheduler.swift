@@ -1,9 +1,10 @@
+import LeakGraph
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import LeakGraph
 
 /// Runs work on the current thread, after the work already running there: RxSwift's trampoline.
 ///

@@ -38,7 +38,10 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
     /// Stops the program unless it runs on the main thread.
     public static func ensureRunningOnMainThread(errorMessage: String? = nil) {
         guard Thread.isMainThread else {
-            fatalError(errorMessage ?? "Executing on background thread. Please use `MainScheduler.instance.schedule` to schedule work on main thread.")
+            fatalError(
+                errorMessage
+                    ?? "Executing on background thread. Please use `MainScheduler.instance.schedule` to schedule work on main thread."
+            )
         }
     }
 

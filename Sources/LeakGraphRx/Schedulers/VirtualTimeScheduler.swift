@@ -90,11 +90,13 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObj
     /// Runs every pending action in time order, moving the clock to each one's time, until none
     /// is left or ``stop()`` is called.
     public func start() {
-        guard state.withLock({ state in
-            if state.running { return false }
-            state.running = true
-            return true
-        }) else { return }
+        guard
+            state.withLock({ state in
+                if state.running { return false }
+                state.running = true
+                return true
+            })
+        else { return }
         while let item = nextItem(notAfter: nil) {
             run(item)
         }

@@ -48,3 +48,61 @@ struct SchedulerTests {
         #expect(log.entries == ["on queue"])
     }
 }
+
+@Suite("CurrentThreadScheduler trampoline")
+struct TrampolineTests {
+    @Test("merge of two synchronous sources interleaves them as RxSwift does: 1, 3, 2, 4")
+    func mergeInterleaves() {
+        let log = Log()
+        _ = Observable.merge(.of(1, 2), .of(3, 4)).subscribe(onNext: { log.append("\($0)") })
+        #expect(log.entries == ["1", "3", "2", "4"])
+    }
+
+    @Test("a subscription made inside onNext is queued behind the running work, not nested")
+    func reentrantSubscriptionIsQueued() {
+        let log = Log()
+        _ = Observable.of(1).subscribe(onNext: { _ in
+            _ = Observable.of(2).subscribe(onNext: { log.append("inner \($0)") })
+            log.append("after inner subscribe")
+        })
+        #expect(log.entries == ["after inner subscribe", "inner 2"])
+    }
+
+    @Test("a top-level subscription still receives a synchronous source before subscribe returns")
+    func topLevelIsSynchronous() {
+        let log = Log()
+        _ = Observable.range(start: 1, count: 3).subscribe(onNext: { log.append("\($0)") })
+        log.append("returned")
+        #expect(log.entries == ["1", "2", "3", "returned"])
+        #expect(CurrentThreadScheduler.isScheduleRequired)
+    }
+
+    @Test("repeatElement with take stops after the count")
+    func repeatElementTake() {
+        let log = Log()
+        _ = Observable.repeatElement("x").take(3).subscribe(onNext: { log.append($0) })
+        #expect(log.entries == ["x", "x", "x"])
+    }
+
+    @Test("of on a Dispatch scheduler emits every element there, then completes")
+    func ofOnDispatchScheduler() async {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.of")
+        let log = Log()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = Observable.of(1, 2, 3, scheduler: scheduler).subscribe(
+                onNext: { log.append("\($0)") }, onCompleted: { continuation.resume() })
+        }
+        #expect(log.entries == ["1", "2", "3"])
+    }
+
+    @Test("a Dispatch timer ticks until disposed")
+    func dispatchInterval() async {
+        let scheduler = SerialDispatchQueueScheduler(internalSerialQueueName: "test.interval")
+        let log = Log()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            _ = Observable<Int>.interval(.milliseconds(5), scheduler: scheduler).take(3).subscribe(
+                onNext: { log.append("\($0)") }, onCompleted: { continuation.resume() })
+        }
+        #expect(log.entries == ["0", "1", "2"])
+    }
+}

@@ -1,0 +1,38 @@
+import LeakGraphRx
+
+/// A test observable that sends its events at their absolute times to whoever is subscribed then.
+final class HotObservable<Element>: TestableObservable<Element> {
+    private var observers: [Int: (Event<Element>) -> Void] = [:]
+    private var nextKey = 0
+
+    override init(testScheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
+        super.init(testScheduler: testScheduler, recordedEvents: recordedEvents)
+        for recorded in recordedEvents {
+            // Strong, as in RxTest: a hot observable made inside `start`'s factory lives until its
+            // scripted events are sent (the scheduler drops each action once it ran).
+            testScheduler.scheduleAt(recorded.time) {
+                // In key order: subscription order, as RxTest's bag keeps it.
+                for key in self.observers.keys.sorted() {
+                    self.observers[key]?(recorded.value)
+                }
+            }
+        }
+    }
+
+    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        let key = nextKey
+        nextKey += 1
+        observers[key] = observer.on
+        let tracked = trackedObserver(observer)
+        if let tracked { addTrackedEdge(to: tracked, label: .testObservers) }
+        let index = recordSubscription()
+        return Disposables.create { [weak self] in
+            guard let self else { return }
+            let removed = self.observers.removeValue(forKey: key)
+            if let tracked { self.removeTrackedEdge(to: tracked, label: .testObservers) }
+            self.recordUnsubscription(index)
+            _ = removed
+        }
+    }
+}

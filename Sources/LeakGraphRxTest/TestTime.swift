@@ -1,0 +1,2 @@
+/// A virtual time of ``TestScheduler``, in ticks.
+public typealias TestTime = Int
