@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "LeakGraph", targets: ["LeakGraph"]),
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
         .library(name: "LeakGraphRxTest", targets: ["LeakGraphRxTest"]),
+        .library(name: "LeakGraphRxBlocking", targets: ["LeakGraphRxBlocking"]),
         .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
         .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
         .library(name: "LeakGraphDump", targets: ["LeakGraphDump"]),
@@ -74,9 +75,12 @@ let package = Package(
                 "plain-classes-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
+        .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"]),
         .target(name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
         .testTarget(
             name: "LeakGraphRxTestTests",
-            dependencies: ["LeakGraphRxTest", "LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
+            dependencies: [
+                "LeakGraphRxTest", "LeakGraphRxBlocking", "LeakGraphRx", "LeakGraph", "LeakGraphTesting",
+            ]),
     ]
 )

@@ -8,6 +8,8 @@ import Synchronization
 /// The handlers are stored closures, so a snapshot reports what they capture (`capture`).
 @usableFromInline
 final class AnonymousObserver<Element>: TrackedObject, ObserverType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     private let stopped = Atomic<Bool>(false)
     private let onNext: ((Element) -> Void)?
     private let onError: ((Swift.Error) -> Void)?

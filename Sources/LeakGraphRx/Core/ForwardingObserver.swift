@@ -4,6 +4,8 @@ import LeakGraph
 /// take(until:)): holds the sink (`parent`) and forwards each event to it through a closure
 /// that captures nothing.
 final class ForwardingObserver<Parent: TrackedObject, Element>: TrackedObject, ObserverType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     private let parent: Parent
     private let handler: (Parent, Event<Element>) -> Void
 

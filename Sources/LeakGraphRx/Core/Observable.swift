@@ -8,6 +8,8 @@ import LeakGraph
 ///
 /// Thread safety: subscribing and disposing are safe from any thread.
 public class Observable<Element>: TrackedObject, ObservableType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     /// Creates an observable (only subclasses in this module do).
     override init(label: String? = nil) {
         super.init(label: label)

@@ -8,6 +8,8 @@ import Synchronization
 /// `errored` or `disposed`). Forwarding an event costs one atomic load and the observer's
 /// `on(_:)`; nothing is allocated and the registry is not touched.
 public class Sink<Observer: ObserverType>: TrackedObject, Disposable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     private static var stoppedBit: Int { 1 }
     private static var disposedBit: Int { 2 }
 

@@ -3,6 +3,8 @@ import Synchronization
 
 /// Disposes two disposables, in order, on the first `dispose()`, then drops them.
 final class BinaryDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the two references are written in init and cleared once, by the
     // thread that won the atomic `disposed` exchange.
     private let disposed = Atomic<Bool>(false)

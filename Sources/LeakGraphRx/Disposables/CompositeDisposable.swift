@@ -12,6 +12,8 @@ import Synchronization
 /// group.remove(for: key!)   // a
 /// ```
 public final class CompositeDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
 
     /// Identifies a member, to remove it later.

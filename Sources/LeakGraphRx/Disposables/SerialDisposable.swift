@@ -11,6 +11,8 @@ import Synchronization
 /// serial.disposable = Disposables.create()   // first
 /// ```
 public final class SerialDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
     private struct State {
         var current: Disposable?

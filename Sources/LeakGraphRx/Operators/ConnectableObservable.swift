@@ -49,6 +49,8 @@ extension ObservableType {
 final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: TrackedObject, ObserverType,
     Cancelable
 {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     typealias Element = Subject.Element
     private struct State {
         var parent: ConnectableObservableAdapter<Subject>?

@@ -87,6 +87,8 @@ extension ObservableType {
 /// The observer of one inner subscription of a flatMap: forwards to its parent sink (`parent`
 /// edge).
 private final class MergeSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     typealias Element = Observer.Element
     private let parent: MergeSink<SourceElement, Observer>
     private let key: CompositeDisposable.DisposeKey

@@ -15,6 +15,8 @@ extension ObservableType {
 
 /// The observer of the current inner subscription of a flatMapLatest.
 private final class SwitchSinkIter<SourceElement, Observer: ObserverType>: TrackedObject, ObserverType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     typealias Element = Observer.Element
     private let parent: SwitchSink<SourceElement, Observer>
     private let id: Int

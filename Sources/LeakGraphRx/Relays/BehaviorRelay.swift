@@ -10,6 +10,8 @@ import LeakGraph
 /// print(name.value)                                        // Ada
 /// ```
 public final class BehaviorRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the only state is the subject, which is thread safe.
     private let subject: BehaviorSubject<Element>
 

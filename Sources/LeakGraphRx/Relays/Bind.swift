@@ -72,6 +72,8 @@ extension ObservableType {
 /// The observer `bind(to:)` subscribes for relays: a tracked object holding them (`relays`
 /// edges), so that a binding never disposed shows what it keeps alive.
 private final class RelayBinding<Relay: TrackedObject, Element>: TrackedObject, ObserverType {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     private let relays: [Relay]
     private let kind: String
     private let accept: (Relay, Element) -> Void

@@ -12,6 +12,8 @@ import LeakGraph
 /// taps.accept(())   // tap
 /// ```
 public final class PublishRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the only state is the subject, which is thread safe.
     private let subject: PublishSubject<Element>
 

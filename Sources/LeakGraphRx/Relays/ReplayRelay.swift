@@ -9,6 +9,8 @@ import LeakGraph
 /// log.subscribe(onNext: { print($0) }).disposed(by: bag)   // b, c
 /// ```
 public final class ReplayRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the only state is the subject, which is thread safe.
     private let subject: ReplaySubject<Element>
 

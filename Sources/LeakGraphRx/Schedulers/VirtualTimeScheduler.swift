@@ -16,6 +16,8 @@ import LeakGraph
 open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObject, SchedulerType,
     @unchecked Sendable
 {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the mutable state is in `state`, behind its lock; the converter is
     // only read.
     /// A point on the virtual clock.
@@ -209,6 +211,8 @@ extension VirtualTimeScheduler: CustomDebugStringConvertible {
 /// An action pending on a virtual clock. Tracked: the scheduler's `scheduled` edge to it, and
 /// its captures, show what waits for the clock.
 final class VirtualSchedulerItem<Time>: TrackedObject, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: immutable; the token is Sendable.
     let time: Time
     let id: Int

@@ -17,6 +17,8 @@ private struct RecursionState<Action> {
 /// captures (a sequence's sink, for example). Disposing drops the action, so nothing it
 /// captured outlives the disposal.
 final class RecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the mutable state is in `state`, behind its lock; the scheduler is
     // Sendable and the action is only called, never mutated.
     typealias Action = (State, (State) -> Void) -> Void
@@ -72,6 +74,8 @@ final class RecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sen
 /// `scheduleRecursive(_:dueTime:action:)` on a ``SchedulerType``: each step may ask to run again
 /// after a delay.
 final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: as RecursiveScheduler.
     typealias Action = (State, (State, RxTimeInterval) -> Void) -> Void
     private let scheduler: SchedulerType
@@ -128,6 +132,8 @@ final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable, @unchec
 /// Tracked, and reported `active` until disposed: a timer nobody disposed is what keeps an
 /// `interval` subscription alive, and the graph shows it holding its action's captures.
 final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: `value` is only touched by the ticks, which the scheduler runs one at
     // a time (each is scheduled by the previous one); the rest is behind `recursion`'s lock.
     private var value: State?

@@ -8,6 +8,8 @@ import LeakGraph
 /// gets its ``ScheduledWorkToken``, so the action and its captures go as soon as Dispatch drops
 /// the block (after running, or when a cancelled timer is torn down).
 final class ScheduledWork<State>: TrackedObject, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: the stored properties are immutable; the token is Sendable.
     private let state: State
     private let action: (State) -> Disposable
@@ -93,6 +95,8 @@ struct DispatchQueueConfiguration: Sendable {
 /// A Dispatch timer's action and running state. Tracked and `active` until disposed: a timer
 /// nobody disposes keeps what its action captured alive forever, and the graph says so.
 final class PeriodicWork<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    /// Counts the object in `Resources.total`.
+    private let rxResource = RxResource()
     // @unchecked Sendable: `value` is only touched by the timer's handler, which Dispatch runs
     // one at a time; the timer is thread-safe.
     private var value: State
