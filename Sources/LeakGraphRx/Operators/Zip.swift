@@ -3,7 +3,8 @@ import Synchronization
 
 extension ObservableType {
     /// Pairs the sources' elements by index: the n-th output combines the n-th element of each
-    /// source. Completes when a completed source has no buffered element left to pair.
+    /// source. Completes once every source has completed, as RxSwift's does (a completed
+    /// source with nothing left to pair does not end it early).
     ///
     /// ```swift
     /// Observable.zip(Observable.of(1, 2), Observable.of("a", "b")) { "\($0)\($1)" }   // 1a, 2b
@@ -102,19 +103,17 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
         ForwardingObserver(parent: self) { sink, event in sink.on(event, index: index, push: push) }
     }
 
-    /// Whether a completed source has nothing left to pair.
-    private func exhausted(_ state: State) -> Bool {
-        for index in 0..<count where state.done & (1 << index) != 0 && isEmpty(state.queues, index) { return true }
-        return false
+    /// Whether every source completed: RxSwift's zip ends only then.
+    private func allDone(_ state: State) -> Bool {
+        state.done == (1 << count) - 1
     }
 
     private func on<Value>(_ event: Event<Value>, index: Int, push: (inout Queues, Value) -> Void) {
         switch event {
         case .next(let value):
-            let (values, finished) = state.locked { state -> (Complete?, Bool) in
+            let values = state.locked { state -> Complete? in
                 push(&state.queues, value)
-                let values = pop(&state.queues)
-                return (values, values != nil && exhausted(state))
+                return pop(&state.queues)
             }
             if let values {
                 do {
@@ -123,13 +122,12 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
                     serialForward(.error(error))
                 }
             }
-            if finished { serialForward(.completed) }
         case .error(let error):
             serialForward(.error(error))
         case .completed:
             let finished = state.locked { state in
                 state.done |= 1 << index
-                return exhausted(state)
+                return allDone(state)
             }
             if finished { serialForward(.completed) }
         }

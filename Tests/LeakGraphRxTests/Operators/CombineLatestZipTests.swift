@@ -53,7 +53,7 @@ struct CombineLatestZipTests {
         #expect(throwing.events == [.error("TestError")])
     }
 
-    @Test("zip pairs elements by index and completes when a completed source runs out")
+    @Test("zip pairs elements by index and, as RxSwift, completes only once every source completed")
     func zip() {
         let a = PublishSubject<Int>()
         let b = PublishSubject<String>()
@@ -67,6 +67,9 @@ struct CombineLatestZipTests {
         b.onNext("y")
         #expect(recorder.events == [.next("1x"), .next("2y")])
         b.onNext("z")
+        #expect(recorder.events == [.next("1x"), .next("2y"), .next("3z")])
+        b.onNext("unpaired")
+        b.onCompleted()
         #expect(recorder.events == [.next("1x"), .next("2y"), .next("3z"), .completed])
     }
 
