@@ -2,7 +2,8 @@ import LeakGraphRx
 
 /// A test observable that sends its events at their absolute times to whoever is subscribed then.
 final class HotObservable<Element>: TestableObservable<Element> {
-    private var observers: [Int: (Event<Element>) -> Void] = [:]
+    /// In subscription order, as RxTest's bag keeps them.
+    private var observers: [(key: Int, on: (Event<Element>) -> Void)] = []
     private var nextKey = 0
 
     override init(testScheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
@@ -11,10 +12,7 @@ final class HotObservable<Element>: TestableObservable<Element> {
             // Strong, as in RxTest: a hot observable made inside `start`'s factory lives until its
             // scripted events are sent (the scheduler drops each action once it ran).
             testScheduler.scheduleAt(recorded.time) {
-                // In key order: subscription order, as RxTest's bag keeps it.
-                for key in self.observers.keys.sorted() {
-                    self.observers[key]?(recorded.value)
-                }
+                for observer in self.observers { observer.on(recorded.value) }
             }
         }
     }
@@ -23,13 +21,13 @@ final class HotObservable<Element>: TestableObservable<Element> {
     where Observer.Element == Element {
         let key = nextKey
         nextKey += 1
-        observers[key] = observer.on
+        observers.append((key, observer.on))
         let tracked = trackedObserver(observer)
         if let tracked { addTrackedEdge(to: tracked, label: .testObservers) }
         let index = recordSubscription()
         return Disposables.create { [weak self] in
             guard let self else { return }
-            let removed = self.observers.removeValue(forKey: key)
+            let removed = self.observers.firstIndex { $0.key == key }.map { self.observers.remove(at: $0) }
             if let tracked { self.removeTrackedEdge(to: tracked, label: .testObservers) }
             self.recordUnsubscription(index)
             _ = removed

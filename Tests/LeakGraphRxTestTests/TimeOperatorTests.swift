@@ -181,3 +181,15 @@ final class TimeOperatorTests: XCTestCase {
 enum TimeTestError: Error {
     case boom
 }
+
+/// The README's TestScheduler example, kept compiling and passing.
+final class ReadmeExampleTests: XCTestCase {
+    func testDebouncedSearch() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let typed = scheduler.createHotObservable([.next(210, "a"), .next(215, "ab"), .completed(300)])
+        let res = scheduler.start { typed.debounce(.seconds(10), scheduler: scheduler).map { $0.uppercased() } }
+        XCTAssertEqual(res.events, [.next(225, "AB"), .completed(300)])
+        XCTAssertEqual(typed.subscriptions, [Subscription(200, 300)])
+        scheduler.assertNoLeaks()
+    }
+}

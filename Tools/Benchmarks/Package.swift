@@ -22,6 +22,7 @@ let package = Package(
             dependencies: [
                 .product(name: "LeakGraph", package: rootPackage),
                 .product(name: "LeakGraphRx", package: rootPackage),
+                .product(name: "LeakGraphRxTest", package: rootPackage),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -16,9 +16,10 @@ public class Producer<Element>: Observable<Element> {
     /// source's elements, re-entrant subscriptions), before returning.
     public override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
-        let trampoline = Trampoline.current
-        if trampoline.isRunning { return subscribeNow(observer) }
-        return trampoline.run { subscribeNow(observer) }
+        // Unretained: the thread keeps its trampoline (no retain/release on every subscription).
+        Trampoline.currentUnmanaged._withUnsafeGuaranteedRef { trampoline in
+            trampoline.isRunning ? subscribeNow(observer) : trampoline.run { subscribeNow(observer) }
+        }
     }
 
     private func subscribeNow<Observer: ObserverType>(_ observer: Observer) -> Disposable

@@ -135,9 +135,21 @@ final class Trampoline {
 
     /// This thread's trampoline, made on first use and kept until the thread exits.
     static var current: Trampoline {
-        if let existing { return existing }
-        let made = Trampoline()
-        pthread_setspecific(key, Unmanaged.passRetained(made).toOpaque())
+        currentUnmanaged.takeUnretainedValue()
+    }
+
+    /// ``current`` without a retain: the thread keeps its trampoline alive until it exits, so a
+    /// caller on that thread may use it unretained (subscribing does, on every subscription).
+    @inline(__always)
+    static var currentUnmanaged: Unmanaged<Trampoline> {
+        if let pointer = pthread_getspecific(key) { return Unmanaged<Trampoline>.fromOpaque(pointer) }
+        return makeCurrent()
+    }
+
+    @inline(never)
+    private static func makeCurrent() -> Unmanaged<Trampoline> {
+        let made = Unmanaged.passRetained(Trampoline())
+        pthread_setspecific(key, made.toOpaque())
         return made
     }
 
@@ -147,19 +159,23 @@ final class Trampoline {
     }
 
     /// Runs `body`, then everything queued while it (or the queued work) runs.
+    @inline(__always)
     func run<Result>(_ body: () -> Result) -> Result {
         isRunning = true
-        defer {
-            queue.removeAll(keepingCapacity: queue.capacity <= 64)
-            head = 0
-            isRunning = false
-        }
         let result = body()
+        if head < queue.count { drain() }
+        isRunning = false
+        return result
+    }
+
+    @inline(never)
+    private func drain() {
         while head < queue.count {
             let item = queue[head]
             head += 1
             item.invoke()
         }
-        return result
+        queue.removeAll(keepingCapacity: queue.capacity <= 64)
+        head = 0
     }
 }

@@ -29,16 +29,22 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObj
         var clock: VirtualTime
         var running = false
         var nextID = 0
-        var queue: [VirtualSchedulerItem<VirtualTime>] = []
+        /// A binary heap ordered by (time, scheduling order). Its element type is not generic, so
+        /// that heap operations compile to plain code (generic array code looked up metadata on
+        /// every swap: most of a virtual event's cost).
+        var queue: [VirtualSchedulerItem] = []
     }
 
     private let converter: Converter
     private let state: Locked<State>
+    /// The converter's comparison, made once and shared by every item.
+    private let order: (VirtualTime, VirtualTime) -> VirtualTimeComparison
 
     /// A scheduler whose clock starts at `initialClock`, converted to real time by `converter`.
     public init(initialClock: VirtualTime, converter: Converter) {
         self.converter = converter
         state = Locked(State(clock: initialClock))
+        order = { converter.compareVirtualTime($0, $1) }
         super.init()
     }
 
@@ -74,8 +80,10 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObj
         _ state: StateType, time: VirtualTime, action: @escaping (StateType) -> Disposable
     ) -> Disposable {
         let token = ScheduledWorkToken()
-        let item = self.state.withLock { scheduler -> VirtualSchedulerItem<VirtualTime> in
-            let item = VirtualSchedulerItem(time: time, id: scheduler.nextID, token: token) { action(state) }
+        let item = self.state.withLock { scheduler -> VirtualSchedulerItem in
+            let item = TimedVirtualSchedulerItem(time: time, order: order, id: scheduler.nextID, token: token) {
+                action(state)
+            }
             scheduler.nextID += 1
             push(item, into: &scheduler.queue)
             return item
@@ -140,62 +148,62 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObj
 
     /// The next live item due no later than `limit` (any when nil), with the clock moved to its
     /// time; nil when none, or when stopped.
-    private func nextItem(notAfter limit: VirtualTime?) -> VirtualSchedulerItem<VirtualTime>? {
-        var cancelled: [VirtualSchedulerItem<VirtualTime>] = []
+    private func nextItem(notAfter limit: VirtualTime?) -> VirtualSchedulerItem? {
+        var cancelled: [VirtualSchedulerItem] = []
         defer {
             for item in cancelled { removeTrackedEdge(to: item, label: .scheduled) }
         }
-        return state.withLock { state -> VirtualSchedulerItem<VirtualTime>? in
+        return state.withLock { state -> VirtualSchedulerItem? in
             while state.running, let front = state.queue.first {
                 if front.token.isDisposed {
-                    cancelled.append(pop(from: &state.queue))
+                    cancelled.append(Self.pop(from: &state.queue))
                     continue
                 }
-                if let limit, converter.compareVirtualTime(front.time, limit) == .greaterThan { return nil }
-                if converter.compareVirtualTime(front.time, state.clock) == .greaterThan { state.clock = front.time }
-                return pop(from: &state.queue)
+                let time = unsafeDowncast(front, to: TimedVirtualSchedulerItem<VirtualTime>.self).time
+                if let limit, converter.compareVirtualTime(time, limit) == .greaterThan { return nil }
+                if converter.compareVirtualTime(time, state.clock) == .greaterThan { state.clock = time }
+                return Self.pop(from: &state.queue)
             }
             return nil
         }
     }
 
-    private func run(_ item: VirtualSchedulerItem<VirtualTime>) {
+    private func run(_ item: VirtualSchedulerItem) {
         removeTrackedEdge(to: item, label: .scheduled)
         item.run()
     }
 
-    private func isEarlier(_ lhs: VirtualSchedulerItem<VirtualTime>, _ rhs: VirtualSchedulerItem<VirtualTime>) -> Bool {
-        switch converter.compareVirtualTime(lhs.time, rhs.time) {
-        case .lessThan: true
-        case .equal: lhs.id < rhs.id
-        case .greaterThan: false
-        }
-    }
-
-    // A binary heap ordered by (time, scheduling order).
-    private func push(_ item: VirtualSchedulerItem<VirtualTime>, into heap: inout [VirtualSchedulerItem<VirtualTime>]) {
+    // A binary heap ordered by (time, scheduling order), sifting a hole instead of swapping.
+    private func push(_ item: VirtualSchedulerItem, into heap: inout [VirtualSchedulerItem]) {
         heap.append(item)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard isEarlier(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
+        heap.withUnsafeMutableBufferPointer { heap in
+            var child = heap.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard item.isEarlier(than: heap[parent]) else { break }
+                heap[child] = heap[parent]
+                child = parent
+            }
+            heap[child] = item
         }
     }
 
-    private func pop(from heap: inout [VirtualSchedulerItem<VirtualTime>]) -> VirtualSchedulerItem<VirtualTime> {
-        heap.swapAt(0, heap.count - 1)
-        let top = heap.removeLast()
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { break }
-            let right = left + 1
-            let child = right < heap.count && isEarlier(heap[right], heap[left]) ? right : left
-            guard isEarlier(heap[child], heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            parent = child
+    private static func pop(from heap: inout [VirtualSchedulerItem]) -> VirtualSchedulerItem {
+        let top = heap[0]
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return top }
+        heap.withUnsafeMutableBufferPointer { heap in
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < heap.count else { break }
+                let right = left + 1
+                let child = right < heap.count && heap[right].isEarlier(than: heap[left]) ? right : left
+                guard heap[child].isEarlier(than: last) else { break }
+                heap[parent] = heap[child]
+                parent = child
+            }
+            heap[parent] = last
         }
         return top
     }
@@ -204,31 +212,64 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: TrackedObj
 extension VirtualTimeScheduler: CustomDebugStringConvertible {
     /// The pending actions' times.
     public var debugDescription: String {
-        state.withLock { state in state.queue.map { "\($0.time)" }.joined(separator: ", ") }
+        state.withLock { state in
+            state.queue.map { "\(unsafeDowncast($0, to: TimedVirtualSchedulerItem<VirtualTime>.self).time)" }
+                .joined(separator: ", ")
+        }
     }
 }
 
 /// An action pending on a virtual clock. Tracked: the scheduler's `scheduled` edge to it, and
-/// its captures, show what waits for the clock.
-final class VirtualSchedulerItem<Time>: TrackedObject, @unchecked Sendable {
+/// its captures, show what waits for the clock. Not generic, so that the scheduler's heap of them
+/// is plain code; its time lives in ``TimedVirtualSchedulerItem``.
+class VirtualSchedulerItem: TrackedObject, @unchecked Sendable {
+    // @unchecked Sendable: immutable; the token is Sendable.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: immutable; the token is Sendable.
-    let time: Time
     let id: Int
     let token: ScheduledWorkToken
     private let action: () -> Disposable
 
-    init(time: Time, id: Int, token: ScheduledWorkToken, action: @escaping () -> Disposable) {
-        self.time = time
+    init(id: Int, token: ScheduledWorkToken, action: @escaping () -> Disposable) {
         self.id = id
         self.token = token
         self.action = action
         super.init()
     }
 
+    /// Whether it runs before `other`: earlier time, or same time and scheduled first.
+    func isEarlier(than other: VirtualSchedulerItem) -> Bool {
+        fatalError("VirtualSchedulerItem.isEarlier is abstract")
+    }
+
     func run() {
         guard !token.isDisposed else { return }
         token.result.settle(action())
+    }
+}
+
+/// A pending action with its virtual time.
+final class TimedVirtualSchedulerItem<Time>: VirtualSchedulerItem, @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    let time: Time
+    private let order: (Time, Time) -> VirtualTimeComparison
+
+    init(
+        time: Time, order: @escaping (Time, Time) -> VirtualTimeComparison, id: Int, token: ScheduledWorkToken,
+        action: @escaping () -> Disposable
+    ) {
+        self.time = time
+        self.order = order
+        super.init(id: id, token: token, action: action)
+    }
+
+    override func isEarlier(than other: VirtualSchedulerItem) -> Bool {
+        // Every item of one scheduler has the same time type.
+        let other = unsafeDowncast(other, to: Self.self)
+        switch order(time, other.time) {
+        case .lessThan: return true
+        case .equal: return id < other.id
+        case .greaterThan: return false
+        }
     }
 }
