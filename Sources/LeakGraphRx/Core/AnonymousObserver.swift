@@ -15,6 +15,9 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
     private let onError: ((Swift.Error) -> Void)?
     private let onCompleted: (() -> Void)?
     private let disposed: Disposable?
+    /// Where the subscription was made, for ``Hooks/defaultErrorHandler``: captured only when
+    /// ``Hooks/recordCallStackOnError`` is on and nothing handles errors.
+    private let subscriptionCallStack: [String]
 
     @usableFromInline
     init(
@@ -25,6 +28,8 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
         self.onError = onError
         self.onCompleted = onCompleted
         self.disposed = disposed
+        subscriptionCallStack =
+            onError == nil && Hooks.recordCallStackOnError ? Hooks.customCaptureSubscriptionCallstack() : []
         super.init()
         if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
     }
@@ -41,50 +46,12 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
             if !stopped.load(ordering: .relaxed) { onNext?(element) }
         case .error(let error):
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            if let onError { onError(error) } else { Hooks.defaultErrorHandler(error) }
+            if let onError { onError(error) } else { Hooks.defaultErrorHandler(subscriptionCallStack, error) }
             disposed?.dispose()
         case .completed:
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
             onCompleted?()
             disposed?.dispose()
-        }
-    }
-}
-
-/// Global hooks.
-public enum Hooks {
-    /// The type of ``defaultErrorHandler``.
-    public typealias DefaultErrorHandler = (Swift.Error) -> Void
-
-    /// The handler, boxed so that the lock's state is `Sendable`.
-    // @unchecked Sendable: the box is immutable; the closure it holds is called on whichever
-    // thread delivers an unhandled error, as in RxSwift, so it is the handler's own business to
-    // be thread-safe (the default only prints).
-    private struct HandlerBox: @unchecked Sendable {
-        let handler: DefaultErrorHandler
-    }
-
-    private static let errorHandler = Locked(
-        HandlerBox { error in
-            print("Unhandled error happened: \(error)")
-        })
-
-    /// Called for an error no `onError` handler received (default: prints it). Reading and
-    /// replacing it are safe from any thread; the handler itself runs on the thread that
-    /// delivers the error.
-    ///
-    /// ```swift
-    /// Hooks.defaultErrorHandler = { error in Issue.record("unhandled \(error)") }
-    /// ```
-    public static var defaultErrorHandler: DefaultErrorHandler {
-        get { errorHandler.withLock { $0.handler } }
-        set {
-            // The old handler is released after unlocking: its captures may run arbitrary deinits.
-            let old = errorHandler.withLock { box in
-                defer { box = HandlerBox(handler: newValue) }
-                return box
-            }
-            _ = old
         }
     }
 }

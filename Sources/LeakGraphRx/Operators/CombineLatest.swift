@@ -3,8 +3,8 @@ import Synchronization
 
 extension ObservableType {
     /// Emits `resultSelector` of the latest elements of both sources, each time either emits
-    /// once both have emitted. Completes when both completed, or when one completes without
-    /// ever emitting; the first error terminates.
+    /// once both have emitted. Completes when both completed (as RxSwift: a source that
+    /// completes without emitting does not end it at once); the first error terminates.
     ///
     /// ```swift
     /// Observable.combineLatest(a, b) { $0 + $1 }
@@ -99,11 +99,15 @@ final class CombineLatestSink<Partial, Complete, Observer: ObserverType>: Serial
         let all = (1 << count) - 1
         switch event {
         case .next(let value):
-            let values = state.locked { state -> Complete? in
+            let (values, othersDone) = state.locked { state -> (Complete?, Bool) in
                 store(&state.partial, value)
                 state.hasValue |= bit
-                return state.hasValue == all ? complete(state.partial) : nil
+                if state.hasValue == all { return (complete(state.partial), false) }
+                // As RxSwift: a source that never had a value and completed can no longer
+                // complete a row; once every other source is done, this one ends the sequence.
+                return (nil, state.done | bit == all)
             }
+            if othersDone { return serialForward(.completed) }
             guard let values else { return }
             do {
                 serialForward(.next(try resultSelector(values)))
@@ -115,7 +119,7 @@ final class CombineLatestSink<Partial, Complete, Observer: ObserverType>: Serial
         case .completed:
             let finished = state.locked { state in
                 state.done |= bit
-                return state.done == all || state.hasValue & bit == 0
+                return state.done == all
             }
             if finished { serialForward(.completed) }
         }

@@ -36,11 +36,52 @@ extension ObservableType {
     }
 
     /// A connectable observable multicasting through the subjects `makeSubject` makes: one per
-    /// connection.
-    func multicast<Subject: TrackedObject & ObserverType & ObservableType>(makeSubject: @escaping () -> Subject)
+    /// connection, so a reconnection after the source ended starts afresh.
+    ///
+    /// ```swift
+    /// let shared = source.multicast(makeSubject: { PublishSubject<Int>() })
+    /// ```
+    public func multicast<Subject: SubjectType & ObserverType & TrackedObject>(
+        makeSubject: @escaping () -> Subject
+    ) -> ConnectableObservable<Element> where Subject.Element == Element {
+        ConnectableObservableAdapter(source: asObservable(), makeSubject: makeSubject)
+    }
+
+    /// A connectable observable multicasting through `subject` (LeakGraphRx's subjects).
+    ///
+    /// ```swift
+    /// let shared = source.multicast(ReplaySubject<Int>.create(bufferSize: 1))
+    /// shared.subscribe(onNext: { print($0) })
+    /// shared.connect()
+    /// ```
+    public func multicast<Subject: SubjectType & ObserverType & TrackedObject>(_ subject: Subject)
         -> ConnectableObservable<Element> where Subject.Element == Element
     {
-        ConnectableObservableAdapter(source: asObservable(), makeSubject: makeSubject)
+        ConnectableObservableAdapter(source: asObservable(), subject: subject)
+    }
+
+    /// For each subscription: a subject from `subjectSelector`, the sequence `selector` makes of
+    /// the source multicast through it, subscribed and then connected. Disposing the subscription
+    /// disconnects.
+    ///
+    /// ```swift
+    /// source.multicast({ PublishSubject<Int>() }, selector: { shared in Observable.zip(shared, shared.skip(1)) })
+    /// ```
+    public func multicast<Subject: SubjectType & ObserverType & TrackedObject, Result>(
+        _ subjectSelector: @escaping () throws -> Subject,
+        selector: @escaping (Observable<Subject.Element>) throws -> Observable<Result>
+    ) -> Observable<Result> where Subject.Element == Element {
+        let source = asObservable()
+        return Observable<Result>.create { observer in
+            do {
+                let connectable = source.multicast(try subjectSelector())
+                let subscription = try selector(connectable.asObservable()).subscribe(observer)
+                return Disposables.create(subscription, connectable.connect())
+            } catch {
+                observer.onError(error)
+                return Disposables.create()
+            }
+        }
     }
 }
 

@@ -15,14 +15,6 @@ extension ObservableType {
             guard !queues.0.isEmpty, !queues.1.isEmpty, !queues.2.isEmpty, !queues.3.isEmpty else { return nil }
             return (queues.0.removeFirst(), queues.1.removeFirst(), queues.2.removeFirst(), queues.3.removeFirst())
         }
-        let isEmpty: (Queues, Int) -> Bool = { queues, index in
-            switch index {
-            case 0: return queues.0.isEmpty
-            case 1: return queues.1.isEmpty
-            case 2: return queues.2.isEmpty
-            default: return queues.3.isEmpty
-            }
-        }
         let select: (Values) throws -> Element = { values in try resultSelector(values.0, values.1, values.2, values.3)
         }
         let connect: (ZipSink<Queues, Values, AnyObserver<Element>>) -> [Disposable] = { sink in
@@ -40,7 +32,7 @@ extension ObservableType {
         let initial: Queues = ([], [], [], [])
         return Zip<Queues, Values, Element>(
             sources: [a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable()], queues: initial,
-            pop: pop, isEmpty: isEmpty, resultSelector: select,
+            pop: pop, resultSelector: select,
             connect: connect)
     }
 
@@ -70,15 +62,6 @@ extension ObservableType {
                 queues.4.removeFirst()
             )
         }
-        let isEmpty: (Queues, Int) -> Bool = { queues, index in
-            switch index {
-            case 0: return queues.0.isEmpty
-            case 1: return queues.1.isEmpty
-            case 2: return queues.2.isEmpty
-            case 3: return queues.3.isEmpty
-            default: return queues.4.isEmpty
-            }
-        }
         let select: (Values) throws -> Element = { values in
             try resultSelector(values.0, values.1, values.2, values.3, values.4)
         }
@@ -99,7 +82,7 @@ extension ObservableType {
         let initial: Queues = ([], [], [], [], [])
         return Zip<Queues, Values, Element>(
             sources: [a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable()],
-            queues: initial, pop: pop, isEmpty: isEmpty, resultSelector: select,
+            queues: initial, pop: pop, resultSelector: select,
             connect: connect)
     }
 
@@ -131,16 +114,6 @@ extension ObservableType {
                 queues.4.removeFirst(), queues.5.removeFirst()
             )
         }
-        let isEmpty: (Queues, Int) -> Bool = { queues, index in
-            switch index {
-            case 0: return queues.0.isEmpty
-            case 1: return queues.1.isEmpty
-            case 2: return queues.2.isEmpty
-            case 3: return queues.3.isEmpty
-            case 4: return queues.4.isEmpty
-            default: return queues.5.isEmpty
-            }
-        }
         let select: (Values) throws -> Element = { values in
             try resultSelector(values.0, values.1, values.2, values.3, values.4, values.5)
         }
@@ -165,7 +138,7 @@ extension ObservableType {
             sources: [
                 a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable(),
                 f.asObservable(),
-            ], queues: initial, pop: pop, isEmpty: isEmpty, resultSelector: select,
+            ], queues: initial, pop: pop, resultSelector: select,
             connect: connect)
     }
 
@@ -199,17 +172,6 @@ extension ObservableType {
                 queues.4.removeFirst(), queues.5.removeFirst(), queues.6.removeFirst()
             )
         }
-        let isEmpty: (Queues, Int) -> Bool = { queues, index in
-            switch index {
-            case 0: return queues.0.isEmpty
-            case 1: return queues.1.isEmpty
-            case 2: return queues.2.isEmpty
-            case 3: return queues.3.isEmpty
-            case 4: return queues.4.isEmpty
-            case 5: return queues.5.isEmpty
-            default: return queues.6.isEmpty
-            }
-        }
         let select: (Values) throws -> Element = { values in
             try resultSelector(values.0, values.1, values.2, values.3, values.4, values.5, values.6)
         }
@@ -236,7 +198,7 @@ extension ObservableType {
             sources: [
                 a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable(),
                 f.asObservable(), g.asObservable(),
-            ], queues: initial, pop: pop, isEmpty: isEmpty, resultSelector: select,
+            ], queues: initial, pop: pop, resultSelector: select,
             connect: connect)
     }
 
@@ -274,18 +236,6 @@ extension ObservableType {
                 queues.4.removeFirst(), queues.5.removeFirst(), queues.6.removeFirst(), queues.7.removeFirst()
             )
         }
-        let isEmpty: (Queues, Int) -> Bool = { queues, index in
-            switch index {
-            case 0: return queues.0.isEmpty
-            case 1: return queues.1.isEmpty
-            case 2: return queues.2.isEmpty
-            case 3: return queues.3.isEmpty
-            case 4: return queues.4.isEmpty
-            case 5: return queues.5.isEmpty
-            case 6: return queues.6.isEmpty
-            default: return queues.7.isEmpty
-            }
-        }
         let select: (Values) throws -> Element = { values in
             try resultSelector(values.0, values.1, values.2, values.3, values.4, values.5, values.6, values.7)
         }
@@ -314,7 +264,7 @@ extension ObservableType {
             sources: [
                 a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable(),
                 f.asObservable(), g.asObservable(), h.asObservable(),
-            ], queues: initial, pop: pop, isEmpty: isEmpty, resultSelector: select,
+            ], queues: initial, pop: pop, resultSelector: select,
             connect: connect)
     }
 

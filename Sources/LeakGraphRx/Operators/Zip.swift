@@ -18,7 +18,6 @@ extension ObservableType {
                 guard !queues.0.isEmpty, !queues.1.isEmpty else { return nil }
                 return (queues.0.removeFirst(), queues.1.removeFirst())
             },
-            isEmpty: { queues, index in index == 0 ? queues.0.isEmpty : queues.1.isEmpty },
             resultSelector: { values in try resultSelector(values.0, values.1) },
             connect: { sink in
                 [
@@ -37,13 +36,6 @@ extension ObservableType {
             pop: { queues in
                 guard !queues.0.isEmpty, !queues.1.isEmpty, !queues.2.isEmpty else { return nil }
                 return (queues.0.removeFirst(), queues.1.removeFirst(), queues.2.removeFirst())
-            },
-            isEmpty: { queues, index in
-                switch index {
-                case 0: queues.0.isEmpty
-                case 1: queues.1.isEmpty
-                default: queues.2.isEmpty
-                }
             },
             resultSelector: { values in try resultSelector(values.0, values.1, values.2) },
             connect: { sink in
@@ -80,18 +72,16 @@ final class ZipSink<Queues, Complete, Observer: ObserverType>: SerializingSink<O
     private let state: Locked<State>
     private let count: Int
     private let pop: (inout Queues) -> Complete?
-    private let isEmpty: (Queues, Int) -> Bool
     private let resultSelector: (Complete) throws -> Observer.Element
 
     init(
         count: Int, queues: Queues, pop: @escaping (inout Queues) -> Complete?,
-        isEmpty: @escaping (Queues, Int) -> Bool, resultSelector: @escaping (Complete) throws -> Observer.Element,
+        resultSelector: @escaping (Complete) throws -> Observer.Element,
         observer: Observer, cancel: Cancelable
     ) {
         self.count = count
         self.state = Locked(State(queues: queues))
         self.pop = pop
-        self.isEmpty = isEmpty
         self.resultSelector = resultSelector
         super.init(observer: observer, cancel: cancel)
     }
@@ -139,19 +129,17 @@ final class Zip<Queues, Complete, Element>: Producer<Element> {
     private let count: Int
     private let queues: Queues
     private let pop: (inout Queues) -> Complete?
-    private let isEmpty: (Queues, Int) -> Bool
     private let resultSelector: (Complete) throws -> Element
     private let connect: (ErasedSink) -> [Disposable]
 
     init(
         sources: [TrackedObject], queues: Queues, pop: @escaping (inout Queues) -> Complete?,
-        isEmpty: @escaping (Queues, Int) -> Bool, resultSelector: @escaping (Complete) throws -> Element,
+        resultSelector: @escaping (Complete) throws -> Element,
         connect: @escaping (ErasedSink) -> [Disposable]
     ) {
         self.count = sources.count
         self.queues = queues
         self.pop = pop
-        self.isEmpty = isEmpty
         self.resultSelector = resultSelector
         self.connect = connect
         super.init()
@@ -162,7 +150,7 @@ final class Zip<Queues, Complete, Element>: Producer<Element> {
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
         let sink = ErasedSink(
-            count: count, queues: queues, pop: pop, isEmpty: isEmpty, resultSelector: resultSelector,
+            count: count, queues: queues, pop: pop, resultSelector: resultSelector,
             observer: AnyObserver(observer), cancel: cancel)
         if let tracked = asTrackedObject(observer) { sink.addTrackedEdge(to: tracked, label: .observer) }
         return (sink, CompositeDisposable(disposables: connect(sink)))

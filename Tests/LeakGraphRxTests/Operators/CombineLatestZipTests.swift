@@ -33,7 +33,9 @@ struct CombineLatestZipTests {
         #expect(pairs.entries == ["12", "13"])
     }
 
-    @Test("combineLatest completes at once when a source completes without emitting; errors terminate")
+    @Test(
+        "combineLatest, as RxSwift: a source completing without emitting ends it at the next element of another; errors terminate"
+    )
     func combineLatestEdges() {
         let a = PublishSubject<Int>()
         let b = PublishSubject<Int>()
@@ -41,6 +43,9 @@ struct CombineLatestZipTests {
         _ = Observable.combineLatest(a, b) { $0 + $1 }.subscribe(recorder)
         a.onNext(1)
         b.onCompleted()
+        #expect(recorder.events == [])
+        #expect(a.hasObservers)
+        a.onNext(2)
         #expect(recorder.events == [.completed])
         #expect(!a.hasObservers)
         let failing = Recorder<Int>()
