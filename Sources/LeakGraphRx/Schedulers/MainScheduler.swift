@@ -68,20 +68,33 @@ public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Senda
 
 /// Warns once when work queued on the main queue has not started after a few seconds: nothing
 /// drains the main queue (see ``MainScheduler``).
-final class MainQueueWatchdog: Sendable {
-    static let shared = MainQueueWatchdog()
+package final class MainQueueWatchdog: Sendable {
+    /// The process's watchdog: 5 seconds, a line on standard error.
+    static let shared = MainQueueWatchdog(delay: .seconds(5)) { message in
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
     private let queuedCount = Atomic<Int>(0)
     private let startedCount = Atomic<Int>(0)
     private let armed = Atomic<Bool>(false)
     private let warned = Atomic<Bool>(false)
-    static let delay: DispatchTimeInterval = .seconds(5)
+    private let delay: DispatchTimeInterval
+    private let report: @Sendable (String) -> Void
 
-    func queued() {
+    /// A watchdog that calls `report` once when queued work has not started after `delay`.
+    package init(delay: DispatchTimeInterval, report: @escaping @Sendable (String) -> Void) {
+        self.delay = delay
+        self.report = report
+    }
+
+    /// Work was queued on the main queue.
+    package func queued() {
         queuedCount.add(1, ordering: .relaxed)
         arm()
     }
 
-    func started() {
+    /// Queued work started.
+    package func started() {
         startedCount.add(1, ordering: .relaxed)
     }
 
@@ -90,16 +103,15 @@ final class MainQueueWatchdog: Sendable {
             armed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
         let startedAtArming = startedCount.load(ordering: .relaxed)
-        DispatchQueue.global().asyncAfter(deadline: .now() + Self.delay) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
             self.armed.store(false, ordering: .releasing)
             let started = self.startedCount.load(ordering: .relaxed)
             guard started == startedAtArming, self.queuedCount.load(ordering: .relaxed) > started else { return }
             guard !self.warned.exchange(true, ordering: .acquiringAndReleasing) else { return }
-            FileHandle.standardError.write(
-                Data(
-                    ("leakgraph-rx: work scheduled on MainScheduler has not run for 5 s: nothing drains the main queue. "
-                        + "Call dispatchMain() or RunLoop.main.run() in a command-line program, or use another scheduler.\n")
-                        .utf8))
+            self.report(
+                "leakgraph-rx: work scheduled on MainScheduler has not run for \(String(format: "%g", self.delay.seconds)) s: "
+                    + "nothing drains the main queue. Call dispatchMain() or RunLoop.main.run() in a command-line "
+                    + "program, or use another scheduler.")
         }
     }
 }
