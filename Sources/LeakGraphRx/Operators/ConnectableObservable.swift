@@ -35,6 +35,12 @@ extension ObservableType {
             source: asObservable(), subject: ReplaySubject<Element>.create(bufferSize: bufferSize))
     }
 
+    /// A connectable observable multicasting through an unbounded ``ReplaySubject``: subscribers
+    /// first receive every element sent since the connection.
+    public func replayAll() -> ConnectableObservable<Element> {
+        ConnectableObservableAdapter(source: asObservable(), subject: ReplaySubject<Element>.createUnbounded())
+    }
+
     /// A connectable observable multicasting through the subjects `makeSubject` makes: one per
     /// connection, so a reconnection after the source ended starts afresh.
     ///
