@@ -106,3 +106,35 @@ struct TrampolineTests {
         #expect(log.entries == ["0", "1", "2"])
     }
 }
+
+@Suite("re-entrant delivery")
+struct ReentrantDeliveryTests {
+    @Test("an element a merge's observer causes is delivered nested, as RxSwift's recursive lock does")
+    func mergeNested() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<Int>()
+        let log = Log()
+        _ = Observable.merge(a.asObservable(), b.asObservable()).subscribe(onNext: { value in
+            log.append("\(value) begin")
+            if value == 1 { b.onNext(2) }
+            log.append("\(value) end")
+        })
+        a.onNext(1)
+        #expect(log.entries == ["1 begin", "2 begin", "2 end", "1 end"])
+    }
+
+    @Test("combineLatest delivers a re-entrant element nested too")
+    func combineLatestNested() {
+        let a = PublishSubject<Int>()
+        let b = PublishSubject<Int>()
+        let log = Log()
+        _ = Observable.combineLatest(a, b) { $0 + $1 }.subscribe(onNext: { sum in
+            log.append("\(sum) begin")
+            if sum == 11 { a.onNext(2) }
+            log.append("\(sum) end")
+        })
+        a.onNext(1)
+        b.onNext(10)
+        #expect(log.entries == ["11 begin", "12 begin", "12 end", "11 end"])
+    }
+}
