@@ -24,8 +24,9 @@ final class Registry: Sendable {
         state = Locked(RegistryState())
     }
 
-    /// Runs `body` under the registry's lock with its state: for the ``Snapshotter`` only, which
-    /// copies the objects and edges and takes its holds in one critical section.
+    /// Runs `body` under the registry's lock with its state: for the ``Snapshotter``, which
+    /// copies the objects and edges and takes its holds in one critical section, and for the
+    /// read-only live-object queries (`LeakGraph.liveCount(of:)`). `body` must not call user code.
     func withStateForSnapshot<Result>(_ body: (inout RegistryState) -> Result) -> Result {
         state.withLock(body)
     }
