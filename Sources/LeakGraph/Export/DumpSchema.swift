@@ -26,7 +26,7 @@ package enum DumpSchema {
 
     /// The fields of an entry of `objects`.
     package enum Object: String, DumpField {
-        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide
+        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive
     }
 
     /// The fields of an entry of `edges`.

@@ -7,7 +7,8 @@ import Foundation
 /// {"format": "leakgraph", "version": 1, "pid": Int, "time": Double,
 ///  "summary": {"contents", "liveObjects", "liveEdges", "writtenObjects", "writtenEdges",
 ///              "types": [{"type", "count", "leaked"}]}   (dumps written by `writeDump` and at exit)
-///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide"}],
+///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide",
+///               "keepsAlive"}],
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
@@ -109,6 +110,8 @@ public enum JSONExporter {
                 }
             }
         }
+        // Who keeps what alive alone, for each object's `keepsAlive`.
+        let dominators = Dominators(snapshot, report: report)
         // Each record of the big sections on a line of its own, for line-based tools.
         out.section(Top.objects, snapshot.objects, keys: objectKeys) { object, field, out in
             switch field {
@@ -122,6 +125,7 @@ public enum JSONExporter {
             case .scope: out.int(object.scope)
             case .leaked: out.bool(report.leakedObjectIDs.contains(object.id))
             case .processWide: out.bool(object.isRecordedProcessWide)
+            case .keepsAlive: out.int(dominators.keepsAlive(of: object.id))
             }
         }
         out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in

@@ -19,9 +19,11 @@ public enum LeakTrace {
         var lines: [String] = []
         let relevant: (UInt64) -> Bool = { id in objects?.contains(id) ?? true }
         let cycles = report.cycles.filter { $0.objects.contains(where: relevant) }
+        let dominators = cycles.isEmpty ? nil : Dominators(snapshot, report: report)
         for cycle in cycles where cycle.leaked {
             lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
             lines.append("  " + verdict(for: cycle, in: snapshot))
+            if let dominators { lines.append("  " + culpritLine(for: cycle, dominators, snapshot)) }
             lines += memberLines(cycle, snapshot)
             lines.append("  " + fixLine(for: cycle, in: snapshot))
         }
@@ -52,6 +54,9 @@ public enum LeakTrace {
                 lines.append(text)
             }
             lines += memberLines(cycle, snapshot)
+            if let dominators, let owner = topOwner(of: cycle, dominators), dominators.keepsAlive(of: owner) > 0 {
+                lines.append("  " + keepsAliveText(owner, dominators, snapshot))
+            }
             lines.append("  " + fixLine(for: cycle, in: snapshot) + " (once its outside holders let go, it is freed)")
         }
         let unknown = report.unknownOwners.filter { relevant($0.object) }
@@ -82,6 +87,29 @@ public enum LeakTrace {
     }
 
     /// The edge whose removal frees a leaked cycle, and the usual way to remove it.
+    /// The member of `cycle` that alone keeps the most alive, ties going to the newest.
+    public static func topOwner(of cycle: Cycle, _ dominators: Dominators) -> UInt64? {
+        cycle.objects.max { (dominators.keepsAlive(of: $0), $0) < (dominators.keepsAlive(of: $1), $1) }
+    }
+
+    /// `Culprit: PublishSubject<Int> #3 keeps 4 object(s) alive: Map ×1, Sink ×2, …` — the member
+    /// whose release frees the most of the leak, and its victims by type.
+    static func culpritLine(for cycle: Cycle, _ dominators: Dominators, _ snapshot: GraphSnapshot) -> String {
+        guard let culprit = topOwner(of: cycle, dominators) else { return "Culprit: unknown" }
+        return "Culprit: " + keepsAliveText(culprit, dominators, snapshot)
+    }
+
+    /// `X keeps N object(s) alive: T ×2, U ×1`.
+    static func keepsAliveText(_ owner: UInt64, _ dominators: Dominators, _ snapshot: GraphSnapshot) -> String {
+        let victims = dominators.keptAlive(by: owner)
+        var byType: [String: Int] = [:]
+        for id in victims { byType[baseName(snapshot.object(id)?.type ?? "?"), default: 0] += 1 }
+        let types = byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(5).map { "\($0.key) ×\($0.value)" }
+        var text = "\(name(owner, snapshot)) keeps \(victims.count) object(s) alive"
+        if !types.isEmpty { text += ": " + types.joined(separator: ", ") + (byType.count > 5 ? ", …" : "") }
+        return text
+    }
+
     public struct Fix: Sendable, Hashable {
         /// The edge to cut.
         public var step: Cycle.PathStep

@@ -32,9 +32,9 @@ struct JSONExporterTests {
             #"{"format":"leakgraph","version":1,"pid":42,"time":100.000,"# + "\n"
             + #""objects":["# + "\n"
             + #"{"id":1,"type":"Parent","label":"main \"screen\"","strongRetainCount":1,"stack":0,"time":12.500,"#
-            + #""state":"active","scope":3,"leaked":true,"processWide":false},"# + "\n"
+            + #""state":"active","scope":3,"leaked":true,"processWide":false,"keepsAlive":0},"# + "\n"
             + #"{"id":2,"type":"Child","label":null,"strongRetainCount":1,"stack":null,"time":0.000,"#
-            + #""state":"unspecified","scope":0,"leaked":true,"processWide":false}],"# + "\n"
+            + #""state":"unspecified","scope":0,"leaked":true,"processWide":false,"keepsAlive":1}],"# + "\n"
             + #""edges":["# + "\n"
             + #"{"from":1,"to":2,"kind":"strong","label":"child","origin":"declared","count":2,"site":0,"closure":null},"#
             + "\n"
