@@ -111,7 +111,7 @@ public enum JSONExporter {
             }
         }
         // Who keeps what alive alone, for each object's `keepsAlive`.
-        let dominators = Dominators(snapshot, report: report)
+        let dominators = Dominators(snapshot, report: report, listsKeptObjects: false)
         // Each record of the big sections on a line of its own, for line-based tools.
         out.section(Top.objects, snapshot.objects, keys: objectKeys) { object, field, out in
             switch field {

@@ -22,12 +22,16 @@ public struct Dominators: Sendable {
     private let immediate: [Int32]
     /// How many objects each node keeps alive alone (its dominator subtree, itself excluded).
     private let kept: [Int32]
-    /// The dominator tree's children of each node, in compressed rows.
+    /// The dominator tree's children of each node, in compressed rows (empty unless asked for:
+    /// only ``keptAlive(by:)`` needs them).
     private let childStart: [Int32]
     private let children: [Int32]
 
     /// The dominator tree of `snapshot`'s strong edges, with roots chosen from `report`.
-    public init(_ snapshot: GraphSnapshot, report: LeakReport) {
+    ///
+    /// - Parameter listsKeptObjects: Whether ``keptAlive(by:)`` will be asked (it needs the
+    ///   tree's children, which cost another pass); ``keepsAlive(of:)`` works either way.
+    public init(_ snapshot: GraphSnapshot, report: LeakReport, listsKeptObjects: Bool = true) {
         let count = snapshot.objects.count
         var ids = [UInt64](repeating: 0, count: count + 1)
         var nodeOfID = FlatIndex(capacity: count)
@@ -47,9 +51,11 @@ public struct Dominators: Sendable {
             strongIn[Int(to)] += edge.count
         }
         // Roots: held from outside, or not held in the graph at all; and the newest member of
-        // each leaked cycle nothing outside it in the graph holds.
-        let leaked = report.leakedObjectIDs
-        for (index, object) in snapshot.objects.enumerated() where !leaked.contains(object.id) {
+        // each leaked cycle nothing outside it in the graph holds. (Leaked objects are marked by
+        // node once: a set lookup per object cost more than the rest of the setup.)
+        var isLeaked = [Bool](repeating: false, count: count + 1)
+        for id in report.leakedObjectIDs { if let leaked = node(id) { isLeaked[Int(leaked)] = true } }
+        for (index, object) in snapshot.objects.enumerated() where !isLeaked[index + 1] {
             let node = Int32(index + 1)
             if strongIn[Int(node)] == 0 || (object.strongRetainCount ?? 0) > strongIn[Int(node)] {
                 pairs.append((0, node))
@@ -57,18 +63,30 @@ public struct Dominators: Sendable {
         }
         // Which leaked cycle each node belongs to, then one pass over the edges for the cycles
         // something else in the graph holds (those are reached through it).
-        let leakedCycles = report.cycles.filter(\.leaked)
         var cycleOfNode = [Int32](repeating: -1, count: count + 1)
-        for (index, cycle) in leakedCycles.enumerated() {
-            for id in cycle.objects { if let member = node(id) { cycleOfNode[Int(member)] = Int32(index) } }
+        var leakedCycleCount: Int32 = 0
+        var newestOfCycle: [Int32] = []
+        for cycleIndex in report.cycles.indices where report.cycles[cycleIndex].leaked {
+            var newest: Int32 = -1
+            var newestID: UInt64 = 0
+            for id in report.cycles[cycleIndex].objects {
+                guard let member = node(id) else { continue }
+                cycleOfNode[Int(member)] = leakedCycleCount
+                if newest < 0 || id > newestID {
+                    newest = member
+                    newestID = id
+                }
+            }
+            newestOfCycle.append(newest)
+            leakedCycleCount += 1
         }
-        var heldFromElsewhere = [Bool](repeating: false, count: leakedCycles.count)
+        var heldFromElsewhere = [Bool](repeating: false, count: Int(leakedCycleCount))
         for (from, to) in pairs {
             let cycle = cycleOfNode[Int(to)]
             if cycle >= 0 && cycleOfNode[Int(from)] != cycle { heldFromElsewhere[Int(cycle)] = true }
         }
-        for (index, cycle) in leakedCycles.enumerated() where !heldFromElsewhere[index] {
-            if let newest = cycle.objects.max(), let member = node(newest) { pairs.append((0, member)) }
+        for (cycle, newest) in newestOfCycle.enumerated() where !heldFromElsewhere[cycle] && newest >= 0 {
+            pairs.append((0, newest))
         }
         let graph = CompactGraph(nodeCount: count + 1, pairs: pairs)
         let (immediate, kept) = Self.solve(graph)
@@ -76,13 +94,18 @@ public struct Dominators: Sendable {
         self.nodeOfID = nodeOfID
         self.immediate = immediate
         self.kept = kept
-        let tree = CompactGraph(
-            nodeCount: count + 1,
-            pairs: immediate.indices.compactMap { node in
-                immediate[node] > 0 ? (immediate[node], Int32(node)) : nil
-            })
-        childStart = tree.successorStart
-        children = tree.successors
+        if listsKeptObjects {
+            let tree = CompactGraph(
+                nodeCount: count + 1,
+                pairs: immediate.indices.compactMap { node in
+                    immediate[node] > 0 ? (immediate[node], Int32(node)) : nil
+                })
+            childStart = tree.successorStart
+            children = tree.successors
+        } else {
+            childStart = []
+            children = []
+        }
     }
 
     /// How many objects `id` alone keeps alive (0 for an unknown id).
@@ -101,6 +124,7 @@ public struct Dominators: Sendable {
 
     /// The objects `id` alone keeps alive (its dominator subtree, itself excluded).
     public func keptAlive(by id: UInt64) -> [UInt64] {
+        precondition(!childStart.isEmpty || ids.count <= 1, "Dominators made with listsKeptObjects: false")
         guard let position = nodeOfID.position(of: id) else { return [] }
         var result: [UInt64] = []
         var stack = [Int32(position)]

@@ -194,6 +194,28 @@ func graphCases() -> [BenchCase] {
             return sample
         }
     }
+    /// Dominators (issue 16) on the detector's synthetic graph: the target is the detector's time.
+    func dominators(_ label: String, _ size: Int) -> BenchCase {
+        BenchCase(
+            name: "dominators-\(label)", group: "leak detection, \(label) objects × 2 edges",
+            variant: "Dominators (after analyze, which is not timed)", unit: "analysis",
+            iterations: 3, quickIterations: 1
+        ) { context in
+            let n = context.size(size)
+            let snapshot = syntheticSnapshot(n)
+            let report = LeakDetector.analyze(snapshot)
+            var kept = 0
+            var sample = measure(context.iterations) {
+                for _ in 0..<context.iterations {
+                    kept = Dominators(snapshot, report: report, listsKeptObjects: false).keepsAlive(
+                        of: snapshot.objects[0].id)
+                }
+            }
+            blackHole(kept)
+            sample.metrics["ns/object"] = sample.seconds / Double(context.iterations) / Double(n) * 1e9
+            return sample
+        }
+    }
     func registryDetect(_ label: String, _ size: Int) -> BenchCase {
         BenchCase(
             name: "detect-registry-\(label)", group: "leak detection, \(label) objects × 2 edges",
@@ -258,6 +280,7 @@ func graphCases() -> [BenchCase] {
         snapshot("snapshot-100k", "LeakGraph.snapshot() (reflection + closure scan)", .default),
         hubEdges("1k", 1_000), hubEdges("10k", 10_000), hubEdges("100k", 100_000),
         detect("10k", 10_000), detect("100k", 100_000), detect("1m", 1_000_000),
+        dominators("100k", 100_000), dominators("1m", 1_000_000),
         registryDetect("100k", 100_000), registryDetect("1m", 1_000_000),
         export("export-dot-100k", "DotExporter.render (scope .everything, 100k nodes)") { snapshot, report in
             DotExporter.render(snapshot, report: report, options: .init(scope: .everything, maximumNodes: 100_000))
