@@ -21,6 +21,19 @@ struct ReportCommandTests {
         #expect(text.contains("(pid 4242)"))
     }
 
+    @Test("--owners lists the objects that alone keep others alive; the leaked pair's newest member keeps the other")
+    func ownersListsDominators() throws {
+        let path = writeFile(Graphs.leakingPair.json(), "owners.json", in: directory)
+        let loader = DumpLoader(console: ConsoleCapture().console)
+        let text = try ReportCommand.run(path: path, owners: true, loader: loader).output
+        #expect(text.contains("Top owners (objects that alone keep others alive):"))
+        #expect(text.contains("Child #2 keeps 1 object alive: Parent ×1 (leaked)"), "\(text)")
+        let plain = try ReportCommand.run(path: path, loader: loader).output
+        #expect(!plain.contains("Top owners"))
+        let json = try ReportCommand.run(path: path, format: .json, owners: true, loader: loader).output
+        #expect(json.contains("\"keepsAlive\" : 1"))
+    }
+
     @Test("a capture edge gets the [weak self] hint, naming the closure")
     func captureEdgeGetsWeakSelfHint() throws {
         let path = writeFile(Graphs.closureLeak.json(), "closure.json", in: directory)

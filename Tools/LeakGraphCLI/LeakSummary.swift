@@ -27,6 +27,21 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     package var topTypes: [Tally]
     /// Object count by allocation site (the first user-code frame), largest first (at most `--top`).
     package var topSites: [Tally]
+    /// With `--owners`: the objects that alone keep the most others alive (dominator tree),
+    /// largest first (at most `--top`).
+    package var topOwners: [Owner]? = nil
+
+    /// One object that alone keeps others alive.
+    package struct Owner: Sendable, Hashable, Codable {
+        /// The object (`DisposeBag #12 «screen»`).
+        package var object: String
+        /// How many objects it alone keeps alive.
+        package var keepsAlive: Int
+        /// What those are, by type, most numerous first (`Sink ×12`).
+        package var types: [String]
+        /// Whether it is leaked.
+        package var leaked: Bool
+    }
 
     /// Whether anything leaked.
     package var hasLeaks: Bool { leakedObjectCount > 0 || !leakedCycles.isEmpty }

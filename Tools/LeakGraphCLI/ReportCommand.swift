@@ -25,6 +25,10 @@ package struct ReportCommand: ToolCommand {
     @Option(help: "How many types, sites and entries per list to show.")
     package var top: Int = 10
 
+    /// List the top owners.
+    @Flag(help: "List the objects that alone keep the most others alive (the dominator tree of strong edges).")
+    package var owners = false
+
     /// Shared options.
     @OptionGroup package var options: DumpOptions
 
@@ -37,7 +41,8 @@ package struct ReportCommand: ToolCommand {
     }
 
     func perform(console: Console) async throws -> ExitStatus {
-        let result = try Self.run(path: dump, format: format, top: top, loader: options.loader(console: console))
+        let result = try Self.run(
+            path: dump, format: format, top: top, owners: owners, loader: options.loader(console: console))
         console.write(result.output)
         return result.status
     }
@@ -48,16 +53,39 @@ package struct ReportCommand: ToolCommand {
     ///   ``ExitStatus/clean``).
     /// - Throws: ``ToolError`` when the dump cannot be read.
     package static func run(
-        path: String, format: OutputFormat = .text, top: Int = 10, loader: DumpLoader = DumpLoader(console: .standard)
+        path: String, format: OutputFormat = .text, top: Int = 10, owners: Bool = false,
+        loader: DumpLoader = DumpLoader(console: .standard)
     ) throws(ToolError) -> (output: String, status: ExitStatus) {
         let loaded = try loader.load(path)
-        let summary = ReportBuilder.summarize(loaded, top: top)
+        var summary = ReportBuilder.summarize(loaded, top: top)
+        if owners { summary.topOwners = Self.topOwners(loaded.dump.snapshot, loaded.dump.report, top: top) }
         let output: String
         switch format {
         case .text: output = ReportText.render(summary, limit: top)
         case .json: output = JSONOutput.encode(summary)
         }
         return (output, summary.hasLeaks ? .leaksFound : .clean)
+    }
+}
+
+extension ReportCommand {
+    /// The `top` objects that alone keep the most others alive.
+    static func topOwners(_ snapshot: GraphSnapshot, _ report: LeakReport, top: Int) -> [LeakSummary.Owner] {
+        let dominators = Dominators(snapshot, report: report)
+        let ranked = snapshot.objects.map { ($0, dominators.keepsAlive(of: $0.id)) }.filter { $0.1 > 0 }
+            .sorted { ($0.1, $0.0.id) > ($1.1, $1.0.id) }.prefix(top)
+        return ranked.map { object, count in
+            var byType: [String: Int] = [:]
+            for id in dominators.keptAlive(by: object.id) {
+                byType[snapshot.object(id)?.type ?? "?", default: 0] += 1
+            }
+            let types = byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(5).map {
+                "\($0.key) ×\($0.value)"
+            }
+            return LeakSummary.Owner(
+                object: object.displayName, keepsAlive: count, types: Array(types),
+                leaked: report.leakedObjectIDs.contains(object.id))
+        }
     }
 }
 

@@ -83,6 +83,15 @@ package enum ReportText {
 
         out += "\nTop types:\n" + table(summary.topTypes, heading: "type")
         out += "\nTop allocation sites:\n" + table(summary.topSites, heading: "site")
+        if let owners = summary.topOwners {
+            out += "\nTop owners (objects that alone keep others alive):\n"
+            if owners.isEmpty { out += "  (none: no object alone keeps another alive)\n" }
+            for owner in owners {
+                out += "  \(owner.object) keeps \(owner.keepsAlive) object\(plural(owner.keepsAlive)) alive"
+                if !owner.types.isEmpty { out += ": " + owner.types.joined(separator: ", ") }
+                out += owner.leaked ? " (leaked)\n" : "\n"
+            }
+        }
         return out
     }
 
