@@ -450,7 +450,8 @@ enum Snapshotter {
         }
     }
 
-    private static func typeNames(for metadata: [UInt]) -> [String] {
+    /// The names snapshots give the types of `metadata` (cached).
+    static func typeNames(for metadata: [UInt]) -> [String] {
         var local: [UInt: String] = typeNames.withLock { $0 }
         var added = false
         let names = metadata.map { pointer -> String in

@@ -122,15 +122,34 @@ public struct LeakScope: Sendable, Hashable {
 }
 
 /// A point in the allocation sequence: objects allocated after it have larger ids.
+///
+/// Taken with `LeakGraph.checkpoint(recordingLiveObjects: true)`, it also remembers which objects
+/// were alive, so `LeakGraph.changes(since:)` can say which died. Equality, hashing, ordering and
+/// coding use the position only.
 public struct Checkpoint: Sendable, Hashable, Codable, Comparable {
     /// The id the next tracked allocation would get when the checkpoint was taken.
     public let nextObjectID: UInt64
+    /// The objects alive when it was taken, for a recording checkpoint.
+    var liveAtCheckpoint: LiveObjectRecord? = nil
+
+    private enum CodingKeys: String, CodingKey {
+        case nextObjectID
+    }
 
     /// Creates a checkpoint at a given id (useful with ids read from a dump).
     public init(nextObjectID: UInt64) {
         self.nextObjectID = nextObjectID
     }
 
+    /// Whether the checkpoint recorded which objects were alive.
+    public var recordsLiveObjects: Bool { liveAtCheckpoint != nil }
+
     /// Whether `checkpoint` was taken before `other`.
     public static func < (lhs: Checkpoint, rhs: Checkpoint) -> Bool { lhs.nextObjectID < rhs.nextObjectID }
+
+    /// Same position.
+    public static func == (lhs: Checkpoint, rhs: Checkpoint) -> Bool { lhs.nextObjectID == rhs.nextObjectID }
+
+    /// Hashes the position.
+    public func hash(into hasher: inout Hasher) { hasher.combine(nextObjectID) }
 }
