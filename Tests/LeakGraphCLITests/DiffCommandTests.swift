@@ -33,9 +33,19 @@ struct DiffCommandTests {
         let run = try runBinary(["diff", before, after])
         #expect(run.status == 0)
         #expect(run.output.hasPrefix("\(before) → \(after)\n"))
-        #expect(run.output.contains("Vanished leaks: 1"))
+        #expect(run.output.contains("Vanished leaks (fixed): 1"))
         #expect(run.output.contains("Child —parent→ Parent —child→ Child"))
         #expect(run.output.contains("No new leaks: 1 leak signature(s) vanished."))
+    }
+
+    @Test("a leak in both dumps with the same count is listed as still there, and exits 0")
+    func unchangedLeakIsStillThere() throws {
+        let before = writeFile(Graphs.leakingPair.json(), "same-before.json", in: directory)
+        let after = writeFile(Graphs.leakingPair.json(), "same-after.json", in: directory)
+        let run = try runBinary(["diff", before, after])
+        #expect(run.status == 0)
+        #expect(run.output.contains("Leaks still there: 1"))
+        #expect(run.output.contains("No new leaks."))
     }
 
     @Test("more cycles of a known signature count as new leaks")

@@ -78,6 +78,8 @@ package struct DumpDiff: Sendable, Hashable, Codable {
     package var vanishedLeaks: [Change]
     /// Leak signatures in both whose cycle count changed.
     package var changedLeaks: [Change]
+    /// Leak signatures in both with the same number of cycles: still there, not fixed.
+    package var unchangedLeaks: [Change]
 
     /// Whether leaks appeared: a new signature, or more cycles of a known one.
     package var hasNewLeaks: Bool { !newLeaks.isEmpty || changedLeaks.contains { $0.delta > 0 } }
@@ -99,6 +101,9 @@ package struct DumpDiff: Sendable, Hashable, Codable {
         newLeaks = leaks.filter { $0.before == 0 }
         vanishedLeaks = leaks.filter { $0.after == 0 }
         changedLeaks = leaks.filter { $0.before > 0 && $0.after > 0 }
+        unchangedLeaks = before.leakedSignatures.compactMap { name, count in
+            after.leakedSignatures[name] == count ? Change(name: name, before: count, after: count, delta: 0) : nil
+        }.sorted { $0.after != $1.after ? $0.after > $1.after : $0.name < $1.name }
     }
 
     /// Known signatures with more cycles than before.
@@ -133,7 +138,8 @@ package struct DumpDiff: Sendable, Hashable, Codable {
         out += section("New leaks", newLeaks, heading: "signature", limit: limit)
         out += section("Known leaks that grew", grownLeaks, heading: "signature", limit: limit)
         out += section("Known leaks that shrank", shrunkLeaks, heading: "signature", limit: limit)
-        out += section("Vanished leaks", vanishedLeaks, heading: "signature", limit: limit)
+        out += section("Leaks still there", unchangedLeaks, heading: "signature", limit: limit)
+        out += section("Vanished leaks (fixed)", vanishedLeaks, heading: "signature", limit: limit)
         out += "\n\(verdict)\n"
         return out
     }
