@@ -174,7 +174,7 @@ _ = defaultStackMode  // read the process default before any case changes the mo
 let all =
     allocationCases() + processTrackingCases() + processScaleCases() + edgeCases() + rxCases() + memoryCases()
     + graphCases() + scalingCases()
-    + symbolicationCases() + virtualTimeCases()
+    + symbolicationCases() + virtualTimeCases() + rxOperatorCases()
 
 if options.list {
     for benchCase in all { print("\(benchCase.name)\t\(benchCase.group) — \(benchCase.variant)") }
