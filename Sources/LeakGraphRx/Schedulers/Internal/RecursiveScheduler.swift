@@ -1,14 +1,53 @@
 import LeakGraph
 
-/// The state of a recursion: its action until disposed, and the latest scheduled step.
-private struct RecursionState<Action> {
-    var action: Action?
-    /// The disposable of the most recently scheduled step, to cancel it promptly.
-    var pending: Disposable?
-    /// Counts scheduled steps, so a step that returns after a newer one was scheduled (an
-    /// immediate scheduler runs the step, which recurses, inside `schedule`) does not replace
-    /// the newer one's disposable.
-    var generation = 0
+/// What both recursions keep: the action until disposed, and the latest scheduled step's
+/// disposable, to cancel it promptly.
+private final class RecursionCore<Action>: @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is behind its lock; the action is only called.
+    private struct State {
+        var action: Action?
+        var pending: Disposable?
+        /// Counts scheduled steps, so a step that returns after a newer one was scheduled (an
+        /// immediate scheduler runs the step, which recurses, inside `schedule`) does not replace
+        /// the newer one's disposable.
+        var generation = 0
+    }
+
+    private let state: Locked<State>
+
+    init(action: Action) {
+        state = Locked(State(action: action))
+    }
+
+    var action: Action? { state.withLock { $0.action } }
+
+    /// Schedules one step with `makeStep` unless disposed, keeping its disposable.
+    func schedule(_ makeStep: () -> Disposable) {
+        let generation: Int? = state.withLock { state in
+            guard state.action != nil else { return nil }
+            state.generation += 1
+            return state.generation
+        }
+        guard let generation else { return }
+        let scheduled = makeStep()
+        let stale: Disposable? = state.withLock { state in
+            if state.action == nil { return scheduled }
+            if state.generation == generation { state.pending = scheduled }
+            return nil
+        }
+        stale?.dispose()
+    }
+
+    /// Drops the action (and what it captured) and cancels the pending step.
+    func dispose() {
+        let dropped = state.withLock { state in
+            let dropped = (state.action, state.pending)
+            state.action = nil
+            state.pending = nil
+            return dropped
+        }
+        dropped.1?.dispose()
+    }
 }
 
 /// `scheduleRecursive` on an ``ImmediateSchedulerType``: one scheduled action per step.
@@ -17,112 +56,76 @@ private struct RecursionState<Action> {
 /// captures (a sequence's sink, for example). Disposing drops the action, so nothing it
 /// captured outlives the disposal.
 final class RecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    // @unchecked Sendable: the mutable state is in `core`, behind its lock; the scheduler is
+    // Sendable.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the mutable state is in `state`, behind its lock; the scheduler is
-    // Sendable and the action is only called, never mutated.
     typealias Action = (State, (State) -> Void) -> Void
     private let scheduler: ImmediateSchedulerType
-    private let state: Locked<RecursionState<Action>>
+    private let core: RecursionCore<Action>
 
     init(scheduler: ImmediateSchedulerType, action: @escaping Action) {
         self.scheduler = scheduler
-        state = Locked(RecursionState(action: action))
+        core = RecursionCore(action: action)
         super.init()
     }
 
-    var isDisposed: Bool { state.withLock { $0.action == nil } }
+    var isDisposed: Bool { core.action == nil }
 
     /// Schedules the next step with `value`.
     func schedule(_ value: State) {
-        let generation: Int? = state.withLock { state in
-            guard state.action != nil else { return nil }
-            state.generation += 1
-            return state.generation
-        }
-        guard let generation else { return }
         // Strong: a pending step keeps its recursion (and what the action captured) alive, as in
         // RxSwift; disposing drops the action and cancels the step.
-        let scheduled = scheduler.schedule(value) { value in
-            self.run(value)
-            return Disposables.create()
+        core.schedule {
+            scheduler.schedule(value) { value in
+                self.run(value)
+                return Disposables.create()
+            }
         }
-        let stale: Disposable? = state.withLock { state in
-            if state.action == nil { return scheduled }
-            if state.generation == generation { state.pending = scheduled }
-            return nil
-        }
-        stale?.dispose()
     }
 
     private func run(_ value: State) {
-        guard let action = state.withLock({ $0.action }) else { return }
+        guard let action = core.action else { return }
         action(value) { next in self.schedule(next) }
     }
 
-    func dispose() {
-        let dropped = state.withLock { state in
-            let dropped = (state.action, state.pending)
-            state.action = nil
-            state.pending = nil
-            return dropped
-        }
-        dropped.1?.dispose()
-    }
+    func dispose() { core.dispose() }
 }
 
 /// `scheduleRecursive(_:dueTime:action:)` on a ``SchedulerType``: each step may ask to run again
 /// after a delay.
 final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
+    // @unchecked Sendable: as RecursiveScheduler.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: as RecursiveScheduler.
     typealias Action = (State, (State, RxTimeInterval) -> Void) -> Void
     private let scheduler: SchedulerType
-    private let state: Locked<RecursionState<Action>>
+    private let core: RecursionCore<Action>
 
     init(scheduler: SchedulerType, action: @escaping Action) {
         self.scheduler = scheduler
-        state = Locked(RecursionState(action: action))
+        core = RecursionCore(action: action)
         super.init()
     }
 
-    var isDisposed: Bool { state.withLock { $0.action == nil } }
+    var isDisposed: Bool { core.action == nil }
 
     /// Schedules the next step with `value` after `delay`.
     func schedule(_ value: State, after delay: RxTimeInterval) {
-        let generation: Int? = state.withLock { state in
-            guard state.action != nil else { return nil }
-            state.generation += 1
-            return state.generation
+        core.schedule {
+            scheduler.scheduleRelative(value, dueTime: delay) { value in
+                self.run(value)
+                return Disposables.create()
+            }
         }
-        guard let generation else { return }
-        let scheduled = scheduler.scheduleRelative(value, dueTime: delay) { value in
-            self.run(value)
-            return Disposables.create()
-        }
-        let stale: Disposable? = state.withLock { state in
-            if state.action == nil { return scheduled }
-            if state.generation == generation { state.pending = scheduled }
-            return nil
-        }
-        stale?.dispose()
     }
 
     private func run(_ value: State) {
-        guard let action = state.withLock({ $0.action }) else { return }
+        guard let action = core.action else { return }
         action(value) { next, delay in self.schedule(next, after: delay) }
     }
 
-    func dispose() {
-        let dropped = state.withLock { state in
-            let dropped = (state.action, state.pending)
-            state.action = nil
-            state.pending = nil
-            return dropped
-        }
-        dropped.1?.dispose()
-    }
+    func dispose() { core.dispose() }
 }
 
 /// A periodic timer on a scheduler without a native one (virtual time, for example): each tick
