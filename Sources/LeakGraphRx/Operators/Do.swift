@@ -62,7 +62,20 @@ private final class DoSink<Observer: ObserverType>: Sink<Observer>, ObserverType
 
     /// As RxSwift: the handler, the event, the after-handler, and only then the disposal of a
     /// terminated subscription; a thrown error is forwarded instead (ignored once terminated).
+    /// The element path reads the two handlers it needs, not the whole set (copying the set
+    /// retained nine closures per element).
+    func onNext(_ element: Element) {
+        do {
+            if let onNext = handlers.onNext { try onNext(element) }
+            forwardNext(element)
+            if let afterNext = handlers.afterNext { try afterNext(element) }
+        } catch {
+            forwardError(error)
+        }
+    }
+
     func on(_ event: Event<Element>) {
+        if case .next(let element) = event { return onNext(element) }
         do {
             try handlers.before(event)
             forwardOn(event)
