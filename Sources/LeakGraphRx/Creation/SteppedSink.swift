@@ -15,11 +15,13 @@ class SteppedSink<Observer: ObserverType>: Sink<Observer>, TrampolineItem {
 
     /// Starts stepping on `scheduler`; the result cancels the remaining steps.
     final func start(on scheduler: ImmediateSchedulerType) -> Disposable {
-        if scheduler is SynchronousLoop {
+        // Metatype comparisons: `is` on an existential is a dynamic cast on every subscription.
+        let kind = type(of: scheduler)
+        if kind == SynchronousLoop.self {
             while !isStopped && step() {}
             return Disposables.create()
         }
-        if scheduler is CurrentThreadScheduler {
+        if kind == CurrentThreadScheduler.self {
             let trampoline = Trampoline.current
             if trampoline.isRunning {
                 trampoline.enqueue(self)

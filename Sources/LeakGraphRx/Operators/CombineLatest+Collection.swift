@@ -55,13 +55,17 @@ private final class CombineLatestCollectionSink<SourceElement, Observer: Observe
     private func on(_ event: Event<SourceElement>, index: Int) {
         switch event {
         case .next(let value):
+            // The replaced value is released after unlocking (its deinit may re-enter).
+            var replaced: SourceElement?
             let (values, othersDone) = state.locked { state -> ([SourceElement]?, Bool) in
-                if state.values[index] == nil { state.withValue += 1 }
+                replaced = state.values[index]
+                if replaced == nil { state.withValue += 1 }
                 state.values[index] = value
                 if state.withValue == count { return (state.values.map { $0! }, false) }
                 // As RxSwift: once every other source is done, no row can complete any more.
                 return (nil, state.doneCount - (state.done[index] ? 1 : 0) == count - 1)
             }
+            _ = replaced
             if othersDone { return serialForward(.completed) }
             guard let values else { return }
             do {

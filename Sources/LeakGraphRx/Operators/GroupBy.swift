@@ -132,13 +132,7 @@ final class AddRef<Element>: Producer<Element> {
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
         let handle = refCount.retain()
-        let sink = AddRefSink(observer: observer, cancel: cancel)
+        let sink = PassThroughSink(observer: observer, cancel: cancel)
         return (sink, Disposables.create(handle, source.subscribe(sink)))
-    }
-}
-
-private final class AddRefSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
-    func on(_ event: Event<Observer.Element>) {
-        if case .next = event { forwardOn(event) } else { forwardTerminalAndDispose(event) }
     }
 }

@@ -33,11 +33,13 @@ private final class DebounceSink<Observer: ObserverType>: SerializingSink<Observ
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            let id = state.locked { state -> UInt64 in
+            // The replaced element is released after unlocking (its deinit may re-enter).
+            let (id, replaced) = state.locked { state -> (UInt64, Element?) in
                 state.id &+= 1
-                state.value = element
-                return state.id
+                defer { state.value = element }
+                return (state.id, state.value)
             }
+            _ = replaced
             timer.disposable = scheduler.scheduleRelative(id, dueTime: dueTime) { id in
                 self.propagate(id)
                 return Disposables.create()

@@ -83,14 +83,6 @@ private final class Delay<Element>: Producer<Element> {
     }
 }
 
-private final class ForwardingSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
-    typealias Element = Observer.Element
-
-    func on(_ event: Event<Element>) {
-        if case .next = event { forwardOn(event) } else { forwardTerminalAndDispose(event) }
-    }
-}
-
 private final class DelaySubscription<Element>: Producer<Element> {
     private let source: Observable<Element>
     private let dueTime: RxTimeInterval
@@ -107,7 +99,7 @@ private final class DelaySubscription<Element>: Producer<Element> {
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
-        let sink = ForwardingSink(observer: observer, cancel: cancel)
+        let sink = PassThroughSink(observer: observer, cancel: cancel)
         let source = source
         let subscription = scheduler.scheduleRelative(sink, dueTime: dueTime) { sink in source.subscribe(sink) }
         return (sink, subscription)

@@ -32,7 +32,13 @@ private final class SampleSink<Observer: ObserverType, SamplerElement>: Serializ
 
     func on(_ event: Event<Element>) {
         switch event {
-        case .next(let element): state.locked { $0.element = element }
+        case .next(let element):
+            // The replaced element is released after unlocking (its deinit may re-enter).
+            let replaced = state.locked { state -> Element? in
+                defer { state.element = element }
+                return state.element
+            }
+            _ = replaced
         case .error: serialForward(event)
         case .completed:
             state.locked { $0.atEnd = true }

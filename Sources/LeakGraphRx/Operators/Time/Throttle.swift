@@ -47,6 +47,7 @@ private final class ThrottleSink<Observer: ObserverType>: SerializingSink<Observ
         switch event {
         case .next(let element):
             let now = scheduler.now
+            var replaced: Element?
             let decision = state.locked { state -> Decision in
                 let remaining =
                     state.lastSentTime.map { self.dueTime.seconds - now.timeIntervalSince($0) } ?? 0
@@ -56,10 +57,16 @@ private final class ThrottleSink<Observer: ObserverType>: SerializingSink<Observ
                     return .sendNow
                 }
                 guard latest else { return .drop }
-                let inFlight = state.lastUnsent != nil
+                if let previous = state.lastUnsent {
+                    replaced = previous
+                    state.lastUnsent = element
+                    return .alreadyScheduled
+                }
                 state.lastUnsent = element
-                return inFlight ? .alreadyScheduled : .schedule(after: remaining)
+                return .schedule(after: remaining)
             }
+            // Released after unlocking (its deinit may re-enter).
+            _ = replaced
             switch decision {
             case .sendNow: serialForward(event)
             case .drop, .alreadyScheduled: break
