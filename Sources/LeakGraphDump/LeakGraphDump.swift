@@ -36,6 +36,12 @@ public struct LeakGraphDump: Sendable {
     /// Objects held by references the graph does not show, as written (recomputed with
     /// ``LeakDetector`` when the file has no `cycles` or no `unknownOwners`).
     public var unknownOwners: [UnknownOwner]
+    /// Active objects something outside could still send events to, as written (empty for
+    /// dumps written before the field existed; see ``LeakReport/neverFinished``).
+    public var neverFinished: [UInt64] = []
+    /// Active objects nothing outside can ever send an event, as written (see
+    /// ``LeakReport/canNeverFinish``).
+    public var canNeverFinish: [UInt64] = []
     /// The writing process's id, when recorded.
     public var processID: Int32?
     /// What was alive when the dump was written and how much of it the file holds, when
@@ -73,7 +79,8 @@ public struct LeakGraphDump: Sendable {
     public var report: LeakReport {
         LeakReport(
             cycles: cycles, leakedObjectIDs: leakedObjectIDs, unknownOwners: unknownOwners,
-            finishedButHeld: snapshot.objects.filter { $0.state.isFinished }.map(\.id))
+            finishedButHeld: snapshot.objects.filter { $0.state.isFinished }.map(\.id), neverFinished: neverFinished,
+            canNeverFinish: canNeverFinish)
     }
 
     /// Reads and validates the dump at `path`.
@@ -137,6 +144,8 @@ public struct LeakGraphDump: Sendable {
         snapshot.edges = contents.edges
         processID = contents.processID
         summary = contents.summary
+        neverFinished = contents.neverFinished
+        canNeverFinish = contents.canNeverFinish
         if let written = contents.cycles {
             cycles = written
             leakedObjectIDs =
@@ -260,6 +269,8 @@ private struct DumpContents {
     var stacks: [StackInfo] = []
     var cycles: [Cycle]?
     var unknownOwners: [UnknownOwner]?
+    var neverFinished: [UInt64] = []
+    var canNeverFinish: [UInt64] = []
     var summary: LeakGraphDump.Summary?
 
     struct Problem: Error {
@@ -312,6 +323,12 @@ private struct DumpContents {
         }
         for (index, owner) in (unknownOwners ?? []).enumerated() where !known.contains(owner.object) {
             throw missingObject(owner.object, "unknownOwners[\(index)].object")
+        }
+        for (index, id) in neverFinished.enumerated() where !known.contains(id) {
+            throw missingObject(id, "neverFinished[\(index)]")
+        }
+        for (index, id) in canNeverFinish.enumerated() where !known.contains(id) {
+            throw missingObject(id, "canNeverFinish[\(index)]")
         }
     }
 
@@ -653,6 +670,10 @@ private struct DumpReader {
             contents.unknownOwners = []
             try readArray { reader throws(Failure) in try reader.readOwner() }
         case .summary?: try readSummary()
+        case .neverFinished?:
+            try readArray { reader throws(Failure) in reader.contents.neverFinished.append(try reader.listedID()) }
+        case .canNeverFinish?:
+            try readArray { reader throws(Failure) in reader.contents.canNeverFinish.append(try reader.listedID()) }
         default: break
         }
     }
@@ -1050,6 +1071,15 @@ private struct DumpReader {
         }
         location.innerIndex = -1
         return counts
+    }
+
+    /// One id of a top-level list of ids.
+    private mutating func listedID() throws(Failure) -> UInt64 {
+        do {
+            return try id()
+        } catch {
+            throw .parse(error)
+        }
     }
 
     private mutating func readOwner() throws(Failure) {

@@ -22,6 +22,9 @@ struct HTMLCommandTests {
         #expect(page.components(separatedBy: "<svg").count - 1 == 1)  // one signature, one picture
         #expect(page.contains("<details><summary>"))
         #expect(page.contains("Feed.start() at Sources/App/Feed.swift:30"))
+        // Each leak opens with its verdict and its culprit.
+        #expect(page.contains("<p class=\"verdict-line\">"))
+        #expect(page.contains("<p class=\"culprit\">Culprit: "))
         // Works offline: one inline script (pan and zoom), no external resources.
         #expect(page.components(separatedBy: "<script").count - 1 == 1)
         #expect(!page.contains("<script src"))

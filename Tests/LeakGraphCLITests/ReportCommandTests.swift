@@ -21,6 +21,53 @@ struct ReportCommandTests {
         #expect(text.contains("(pid 4242)"))
     }
 
+    @Test("each leak names its culprit after its verdict: the member that alone keeps the most alive")
+    func leakNamesItsCulprit() throws {
+        let path = writeFile(Graphs.leakingPair.json(), "culprit.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(text.contains("      Culprit: Child #2 keeps 1 object(s) alive: Parent ×1\n"), "\(text)")
+    }
+
+    @Test("subscriptions that can never finish and those that never finished are listed apart")
+    func lifecycleKindsListed() throws {
+        // A bag (held from outside) —bag→ disposer —sink→ sink (active) ← subject (only the
+        // disposer holds it); and a second sink whose subject something outside holds.
+        var graph = GraphBuilder()
+        let bag = graph.object("DisposeBag", rc: 2)
+        let disposer = graph.object("SinkDisposer")
+        let sink = graph.object("MapSink<Int>", rc: 2, site: "bind() at Sources/App/Screen.swift:9", state: .active)
+        let subject = graph.object("PublishSubject<Int>")
+        let heldSubject = graph.object("PublishSubject<String>", rc: 2)
+        let liveSink = graph.object("MapSink<String>", site: "bind() at Sources/App/Screen.swift:12", state: .active)
+        graph.edge(bag, disposer, "bag")
+        graph.edge(disposer, sink, "sink")
+        graph.edge(disposer, subject, "subscription")
+        graph.edge(subject, sink, "observers")
+        graph.edge(heldSubject, liveSink, "observers")
+        var snapshot = graph.snapshot
+        for index in snapshot.objects.indices { snapshot.objects[index].weakAndUnownedReferenceCount = 0 }
+        let report = LeakDetector.analyze(snapshot, disposalLabels: ["bag", "sink", "subscription"])
+        #expect(report.canNeverFinish == [sink])
+        #expect(report.neverFinished == [liveSink])
+        let path = writeFile(JSONExporter.render(snapshot, report: report), "lifecycle.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(
+            text.contains(
+                "Can never finish (active, but nothing outside can send them an event; they end only when disposed): 1\n"
+                    + "  MapSink<Int> #3, allocated at bind() at Sources/App/Screen.swift:9\n"), "\(text)")
+        #expect(
+            text.contains(
+                "Never finished (still active; something outside can still send them events): 1\n"
+                    + "  MapSink<String> #6, allocated at bind() at Sources/App/Screen.swift:12\n"), "\(text)")
+        let page = try String(
+            contentsOfFile: HTMLCommand.write(
+                dump: path, output: directory + "/lifecycle.html",
+                loader: DumpLoader(console: ConsoleCapture().console),
+                renderer: .missing), encoding: .utf8)
+        #expect(page.contains("<h2>Can never finish</h2>"))
+        #expect(page.contains("<code>MapSink&lt;Int&gt; #3</code>"))
+    }
+
     @Test("--owners lists the objects that alone keep others alive; the leaked pair's newest member keeps the other")
     func ownersListsDominators() throws {
         let path = writeFile(Graphs.leakingPair.json(), "owners.json", in: directory)

@@ -117,6 +117,25 @@ struct LeakGraphDumpTests {
         #expect(dump.processID == 4242)
     }
 
+    @Test("the lifecycle verdicts are written and read back; an id not in objects is refused")
+    func lifecycleListsRoundTrip() throws {
+        let snapshot = sampleSnapshot()
+        var report = LeakDetector.analyze(snapshot)
+        report.neverFinished = [10]
+        report.canNeverFinish = [12, 13]
+        let text = JSONExporter.render(snapshot, report: report)
+        #expect(text.contains(#""neverFinished":[10],"canNeverFinish":[12,13]"#))
+        let dump = try load(text)
+        #expect(dump.neverFinished == [10])
+        #expect(dump.canNeverFinish == [12, 13])
+        #expect(dump.report.canNeverFinish == [12, 13])
+        let broken = text.replacingOccurrences(of: #""canNeverFinish":[12,13]"#, with: #""canNeverFinish":[12,99]"#)
+        #expect(problem(broken)?.contains("canNeverFinish[1] names object 99, which is not in \"objects\"") == true)
+        // Dumps written before the fields existed read as empty lists.
+        let older = text.replacingOccurrences(of: #","neverFinished":[10],"canNeverFinish":[12,13]"#, with: "")
+        #expect(try load(older).canNeverFinish.isEmpty)
+    }
+
     @Test("a dump read from a file equals the same dump read from memory, and reports progress")
     func fromFile() throws {
         let path = temporaryPath("roundtrip.json")

@@ -99,3 +99,37 @@ enum Scenarios {
             }),
     ]
 }
+
+/// A long-lived owner of subscriptions: an app session, a service, a coordinator.
+final class AppSession: TrackedObject {
+    let bag = DisposeBag()
+    /// The fixed version keeps the subject it sends refresh requests to.
+    let refresh = PublishSubject<Void>()
+}
+
+/// A subscription that no cycle detector calls leaked: a long-lived bag holds it, so it is
+/// retained, but nothing can ever send it an event.
+struct LifecycleScenario: Sendable {
+    let title = "A subscription kept in a long-lived bag, to a subject nothing else holds"
+    let mistake =
+        "the subject is a local: once the function returns nothing can send to it, yet the session's bag keeps "
+        + "the subscription until the session ends"
+    let fix =
+        "keep the subject where the code that sends to it can reach it (a property of the session), or "
+        + "dispose the subscription when its source goes away."
+
+    /// Returns the session, which the program keeps.
+    let leaking: @Sendable () -> AppSession = {
+        let session = AppSession(label: "session")
+        let refresh = PublishSubject<Void>()
+        refresh.map { "reload" }.subscribe(onNext: { _ in }).disposed(by: session.bag)
+        return session
+    }
+
+    /// Returns the session, which the program keeps.
+    let fixed: @Sendable () -> AppSession = {
+        let session = AppSession(label: "session")
+        session.refresh.map { "reload" }.subscribe(onNext: { _ in }).disposed(by: session.bag)
+        return session
+    }
+}

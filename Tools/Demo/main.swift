@@ -7,15 +7,27 @@ import LeakGraphRx
 
 let outputDirectory = CommandLine.arguments.dropFirst().first ?? "leakgraph-out"
 
+/// What a scenario left: its leaked cycles, how many of its objects are alive, those that can
+/// never finish, and the analysis they come from.
+struct Outcome {
+    var leaked: [Cycle]
+    var alive: Int
+    var canNeverFinish: [UInt64]
+    var snapshot: GraphSnapshot
+    var dominators: Dominators
+}
+
 @inline(never)
-func run(_ body: () -> Void) -> (leaked: [Cycle], alive: Int, snapshot: GraphSnapshot) {
+func run(_ body: () -> Void) -> Outcome {
     let checkpoint = LeakGraph.checkpoint()
     body()
     let (raw, report) = LeakGraph.findLeaks()
     let snapshot = Symbolicator.symbolicate(raw)
     let mine = Set(snapshot.objects(since: checkpoint).map(\.id))
     let cycles = report.leakedCycles.filter { $0.objects.allSatisfy(mine.contains) }
-    return (cycles, mine.count, snapshot)
+    return Outcome(
+        leaked: cycles, alive: mine.count, canNeverFinish: report.canNeverFinish.filter(mine.contains),
+        snapshot: snapshot, dominators: Dominators(snapshot, report: report))
 }
 
 /// Writes `scenario-N.dot` (and `.svg`) with just that scenario's leaked cycles.
@@ -54,6 +66,7 @@ for (index, scenario) in Scenarios.all.enumerated() {
         for cycle in leaking.leaked {
             print("   leaked: \(cycle.loopDescription)")
             print("           " + LeakTrace.verdict(for: cycle, in: leaking.snapshot))
+            print("           " + LeakTrace.culpritLine(for: cycle, leaking.dominators, leaking.snapshot))
         }
         print("   cause:  \(scenario.mistake)")
         print("   " + LeakTrace.fixLine(for: leaking.leaked[0], in: leaking.snapshot))
@@ -64,6 +77,36 @@ for (index, scenario) in Scenarios.all.enumerated() {
         print("   fixed version: nothing left alive ✓\n")
     } else {
         print("   ✗ fixed version left \(fixed.alive) object(s) alive\n")
+        failures += 1
+    }
+}
+
+// A subscription no cycle detector calls leaked: retained by a long-lived bag, yet nothing can
+// ever send it an event. The sessions stay alive to the end, as a program's would, so the dump
+// and the reports below show it too.
+var sessions: [AppSession] = []
+do {
+    let scenario = LifecycleScenario()
+    let number = Scenarios.all.count + 1
+    print("\(number). \(scenario.title)")
+    let leaking = run { sessions.append(scenario.leaking()) }
+    if leaking.canNeverFinish.isEmpty {
+        print("   ✗ expected a subscription that can never finish but found none")
+        failures += 1
+    } else {
+        let names = leaking.canNeverFinish.compactMap { leaking.snapshot.object($0)?.displayName }
+        print("   can never finish: " + names.joined(separator: ", "))
+        print(
+            "           retained, not leaked (the session's DisposeBag holds it), yet nothing outside can ever send it")
+        print("           an event or a completion: it ends only when the session does.")
+        print("   cause:  \(scenario.mistake)")
+        print("   Fix: \(scenario.fix)")
+    }
+    let fixed = run { sessions.append(scenario.fixed()) }
+    if fixed.canNeverFinish.isEmpty {
+        print("   fixed version: the subscription can still get events ✓\n")
+    } else {
+        print("   ✗ fixed version: \(fixed.canNeverFinish.count) object(s) can never finish\n")
         failures += 1
     }
 }
@@ -89,4 +132,5 @@ do {
     print("leakgraph-demo: \(error.description)")
     exit(2)
 }
+withExtendedLifetime(sessions) {}
 exit(failures == 0 ? 0 : 1)

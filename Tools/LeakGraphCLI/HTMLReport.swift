@@ -39,6 +39,12 @@ struct HTMLReport {
         page += objectTable(
             "Objects with unknown owners", summary.unknownOwners, extra: ("unexplained", { "\($0.unexplained ?? 0)" }))
         page += objectTable("Finished but still alive", summary.finishedButHeld, extra: ("state", { $0.state ?? "" }))
+        page += objectTable(
+            "Can never finish", summary.canNeverFinish,
+            extra: ("why", { _ in "active, but nothing outside can send it an event; it ends only when disposed" }))
+        page += objectTable(
+            "Never finished", summary.neverFinished,
+            extra: ("why", { _ in "still active; something outside can still send it events" }))
         page += tallyTable("Top types", summary.topTypes, heading: "type")
         page += tallyTable("Top allocation sites", summary.topSites, heading: "site")
         page += "<footer>Made by leakgraph html. Stacks open on click; graphs pan by dragging and zoom with "
@@ -57,6 +63,7 @@ struct HTMLReport {
         for (index, (group, verdict)) in leaks.prefix(rows).enumerated() {
             out += "<li><a href=\"#leak-\(index + 1)\">\(esc(verdict))</a>"
             if group.count > 1 { out += " <span class=\"count\">(×\(group.count))</span>" }
+            if let culprit = group.culprit { out += "<br><span class=\"culprit\">\(esc(culprit))</span>" }
             out += "</li>\n"
         }
         out += "</ol>\n"
@@ -76,6 +83,8 @@ struct HTMLReport {
             ("Retained cycles", "\(summary.retainedCycles.count)"),
             ("Objects with unknown owners", "\(summary.unknownOwners.count)"),
             ("Finished but still alive", "\(summary.finishedButHeld.count)"),
+            ("Can never finish", "\(summary.canNeverFinish.count)"),
+            ("Never finished", "\(summary.neverFinished.count)"),
         ]
         if let pid = summary.pid { rows.insert(("Process", "\(pid)"), at: 0) }
         var out = "<h2>Summary</h2>\n\(verdict)\n<table class=\"summary\">\n"
@@ -90,6 +99,7 @@ struct HTMLReport {
         for (index, group) in summary.leakedCycles.enumerated() {
             out += "<section class=\"cycle\" id=\"leak-\(index + 1)\">\n<h3>\(group.count) × \(esc(group.loop))</h3>\n"
             if let verdict = group.verdict { out += "<p class=\"verdict-line\">\(esc(verdict))</p>\n" }
+            if let culprit = group.culprit { out += "<p class=\"culprit\">\(esc(culprit))</p>\n" }
             if group.signature != group.loop {
                 out += "<p class=\"signature\">signature: \(esc(group.signature))</p>\n"
             }
@@ -201,7 +211,7 @@ struct HTMLReport {
         .verdict{font-weight:bold;font-size:1.2em}.leaked{color:#d62728}.clean{color:#2ca02c}\
         ol.verdicts{background:#fff5f5;border:1px solid #f3c2c2;border-radius:6px;padding:.6em 1em .6em 2.4em}\
         ol.verdicts li{margin:.3em 0}ol.verdicts a{color:#8b1a1a;text-decoration:none}.count{color:#666}\
-        .verdict-line{font-weight:600}\
+        .verdict-line{font-weight:600}.culprit{color:#7a2e00}\
         section.cycle{border-left:4px solid #d62728;padding:.2em 1em;margin:1em 0;background:#fffafa}\
         figure.graph{margin:.5em 0}figcaption.hint{margin-bottom:.4em}\
         .tools{margin:.2em 0}.tools button{font:13px system-ui,sans-serif;margin-right:.3em;padding:.15em .6em;\

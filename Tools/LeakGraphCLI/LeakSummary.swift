@@ -22,6 +22,11 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     package var unknownOwners: [ObjectEntry]
     /// Objects that finished (disposed, completed, errored) but are still alive.
     package var finishedButHeld: [ObjectEntry]
+    /// Active objects (subscriptions) nothing outside can ever send an event: they end only
+    /// when disposed.
+    package var canNeverFinish: [ObjectEntry] = []
+    /// Active objects (subscriptions) something outside can still send events to.
+    package var neverFinished: [ObjectEntry] = []
     /// Object count by type, largest first (at most `--top`); every live object's when the dump
     /// holds only cycles and records the counts.
     package var topTypes: [Tally]
@@ -62,6 +67,9 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var hint: Hint?
         /// The first cycle in one sentence: what leaked, what holds it, where to fix it.
         package var verdict: String?
+        /// `Culprit: X #3 keeps 4 object(s) alive: …`: the member whose release frees the most
+        /// of the first cycle's leak, and its victims by type.
+        package var culprit: String? = nil
     }
 
     /// A cycle that is alive because something outside holds it.

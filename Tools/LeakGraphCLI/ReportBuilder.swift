@@ -46,12 +46,16 @@ package enum ReportBuilder {
         }
         let retained = dump.cycles.filter { !$0.leaked }
         let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first) + retained)
+        // Who keeps what alive alone, for each leak's culprit (only when something leaked).
+        let dominators = ordered.isEmpty ? nil : Dominators(snapshot, report: loaded.analysis)
         let leakedCycles = ordered.map { _, group in
-            LeakSummary.CycleGroup(
+            var summary = LeakSummary.CycleGroup(
                 signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
                 members: loopOrder(group.first).prefix(memberLimit).map { entry($0, withStack: true) },
                 cycles: group.cycles, hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
                 verdict: LeakHint.verdict(for: group.first, in: snapshot, edges: edges))
+            summary.culprit = dominators.map { LeakTrace.culpritLine(for: group.first, $0, snapshot) }
+            return summary
         }
 
         let retainedCycles = retained.map { cycle in
@@ -65,13 +69,16 @@ package enum ReportBuilder {
                 verdict: LeakHint.verdict(for: cycle, in: snapshot, edges: edges))
         }
         let partial = dump.summary.flatMap { $0.isComplete ? nil : $0.liveObjects }
-        return LeakSummary(
+        var summary = LeakSummary(
             file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,
             edgeCount: snapshot.edges.count, liveObjectCount: partial,
             leakedObjectCount: dump.leakedObjectIDs.count, leakedCycles: leakedCycles, retainedCycles: retainedCycles,
             unknownOwners: loaded.analysis.unknownOwners.map { entry($0.object, unexplained: $0.unexplained) },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
+        summary.canNeverFinish = loaded.analysis.canNeverFinish.map { entry($0) }
+        summary.neverFinished = loaded.analysis.neverFinished.map { entry($0) }
+        return summary
     }
 
     /// A cycle's members in loop order, then the members off the loop by id.

@@ -37,6 +37,7 @@ package enum ReportText {
             for group in summary.leakedCycles.prefix(limit) {
                 out += "\n  \(group.count) × \(group.loop)\n"
                 if let verdict = group.verdict { out += "      \(verdict)\n" }
+                if let culprit = group.culprit { out += "      \(culprit)\n" }
                 let width = min(40, group.members.map(\.displayName.count).max() ?? 0)
                 for member in group.members.prefix(limit) {
                     out += "      " + pad(member.displayName, width)
@@ -81,6 +82,13 @@ package enum ReportText {
         }
         out += more(summary.finishedButHeld.count, limit, "object")
 
+        out += "\nCan never finish (active, but nothing outside can send them an event; they end only when disposed): "
+        out += "\(summary.canNeverFinish.count)\n"
+        out += objectLines(summary.canNeverFinish, limit)
+        out += "\nNever finished (still active; something outside can still send them events): "
+        out += "\(summary.neverFinished.count)\n"
+        out += objectLines(summary.neverFinished, limit)
+
         out += "\nTop types:\n" + table(summary.topTypes, heading: "type")
         out += "\nTop allocation sites:\n" + table(summary.topSites, heading: "site")
         if let owners = summary.topOwners {
@@ -93,6 +101,15 @@ package enum ReportText {
             }
         }
         return out
+    }
+
+    /// One line per object with its allocation site, at most `limit`.
+    static func objectLines(_ objects: [LeakSummary.ObjectEntry], _ limit: Int) -> String {
+        var out = ""
+        for object in objects.prefix(limit) {
+            out += "  \(object.displayName)" + (object.site.map { ", allocated at \($0)" } ?? "") + "\n"
+        }
+        return out + more(objects.count, limit, "object")
     }
 
     static func table(_ rows: [LeakSummary.Tally], heading: String) -> String {

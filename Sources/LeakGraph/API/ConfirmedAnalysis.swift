@@ -18,7 +18,8 @@ extension LeakGraph {
     /// otherwise.
     public static func findLeaks(options: SnapshotOptions = .default) -> (snapshot: GraphSnapshot, report: LeakReport) {
         let first = snapshot(options: options)
-        let firstReport = LeakDetector.analyze(first)
+        let disposalLabels = LeakAdvice.disposalLabels
+        let firstReport = LeakDetector.analyze(first, disposalLabels: disposalLabels)
         guard firstReport.hasLeaks else { return (first, firstReport) }
         // The second look reads only what can have moved under a racing thread: retain counts
         // and declared edges (cheap: nothing is held, nothing is reflected).
@@ -64,6 +65,11 @@ extension LeakGraph {
                 report.cycles[index].leaked = false
                 report.leakedObjectIDs.subtract(report.cycles[index].objects)
             }
+        }
+        if report.leakedObjectIDs.count != firstReport.leakedObjectIDs.count {
+            // Objects no longer called leaked get their lifecycle verdicts.
+            (report.neverFinished, report.canNeverFinish) = LifecycleAnalysis.activeObjects(
+                in: first, leaked: report.leakedObjectIDs, disposalLabels: disposalLabels)
         }
         return (first, report)
     }

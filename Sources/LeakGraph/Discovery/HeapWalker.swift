@@ -26,6 +26,9 @@ struct DiscoveredNode {
     let address: UInt
     let type: String
     let retainCount: Int
+    /// `weak` and `unowned` references to it; nil when unknown. Storage (buffers, boxes,
+    /// contexts) cannot be the target of either.
+    var weakAndUnownedReferences: Int? = 0
 }
 
 /// Walks the stored properties of live tracked objects through exact type layouts and reports
@@ -254,6 +257,9 @@ struct HeapWalker {
         walkableClasses[classKey] = walkable
         guard walkable else { return }
         let node = addNode(word, type: String(describing: cls))
+        // An object the snapshot does not hold, read in place like its retain count.
+        nodes[node].weakAndUnownedReferences = UnsafeMutableRawPointer(bitPattern: word).map(
+            runtimeWeakAndUnownedReferences)
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = TypePlan.ofInstances(cls)
         guard !plan.steps.isEmpty else { return }

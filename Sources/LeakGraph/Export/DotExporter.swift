@@ -66,7 +66,7 @@ public enum DotExporter {
         -> String
     {
         let snapshot = Symbolicator.symbolicatedIfNeeded(snapshot)
-        let report = report ?? LeakDetector.analyze(snapshot)
+        let report = report ?? LeakDetector.analyze(snapshot, disposalLabels: LeakAdvice.disposalLabels)
         return render(
             objects: snapshot.objects, edges: snapshot.edges, stacks: snapshot.stacks, cycles: report.cycles,
             leaked: report.leakedObjectIDs, options: options)

@@ -83,6 +83,8 @@ extension GraphSnapshot {
             for holder in cycle.unexplainedHolders { holder.knownHolders.forEach(keep) }
         }
         report.finishedButHeld.forEach(keep)
+        report.neverFinished.forEach(keep)
+        report.canNeverFinish.forEach(keep)
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
         // only when kept for one of the reasons above.

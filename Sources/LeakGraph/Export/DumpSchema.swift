@@ -11,7 +11,8 @@ package enum DumpSchema {
 
     /// The top-level fields.
     package enum Top: String, DumpField {
-        case format, version, pid, time, summary, objects, edges, stacks, cycles, unknownOwners
+        case format, version, pid, time, summary, objects, edges, stacks, cycles, unknownOwners, neverFinished,
+            canNeverFinish
     }
 
     /// The fields of the top-level `summary` (what was alive, what was written).

@@ -12,7 +12,8 @@ import Foundation
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
-///  "unknownOwners": [{"object", "unexplained"}]}
+///  "unknownOwners": [{"object", "unexplained"}],
+///  "neverFinished": [id], "canNeverFinish": [id]}
 /// ```
 /// Output is deterministic for a given snapshot: objects by id, edges in snapshot order.
 public enum JSONExporter {
@@ -36,7 +37,9 @@ public enum JSONExporter {
         -> [UInt8]
     {
         let snapshot = Symbolicator.symbolicatedIfNeeded(snapshot)
-        return write(snapshot, report: report ?? LeakDetector.analyze(snapshot), processID: processID)
+        return write(
+            snapshot, report: report ?? LeakDetector.analyze(snapshot, disposalLabels: LeakAdvice.disposalLabels),
+            processID: processID)
     }
 
     /// The dump of a snapshot as it is (no symbolication) with its analysis: a pure function of
@@ -182,6 +185,10 @@ public enum JSONExporter {
             case .unexplained: out.int(owner.unexplained)
             }
         }
+        out.key(Top.neverFinished)
+        out.array(report.neverFinished) { id, out in out.int(id) }
+        out.key(Top.canNeverFinish)
+        out.array(report.canNeverFinish) { id, out in out.int(id) }
         out.raw("}\n")
     }
 }

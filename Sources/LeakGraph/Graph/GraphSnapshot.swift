@@ -81,9 +81,15 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     /// Whether whole-process tracking recorded the object (``LeakGraph/trackAllObjects()``), as
     /// opposed to a ``TrackedObject`` or an object given to ``LeakGraph/track(_:label:)``.
     public var isRecordedProcessWide = false
+    /// The `weak` and `unowned` references to the object that the Swift runtime counts, or nil
+    /// when unknown (graphs built by hand or read from a dump). More of them than the graph's
+    /// weak and unowned edges into the object means code the graph does not show can still
+    /// reach it: a subscription it feeds can still get events (see ``LeakReport/canNeverFinish``).
+    public var weakAndUnownedReferenceCount: Int?
 
-    // `isRecordedProcessWide` is not coded: data coded before it existed still decodes (the
-    // dump format carries it as `processWide`).
+    // `isRecordedProcessWide` and `weakAndUnownedReferenceCount` are not coded: data coded
+    // before they existed still decodes (the dump format carries the first as `processWide`, and
+    // the lifecycle verdicts the second leads to).
     private enum CodingKeys: String, CodingKey {
         case id, type, label, strongRetainCount, stack, time, state, scope
     }

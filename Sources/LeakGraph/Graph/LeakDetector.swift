@@ -15,10 +15,19 @@
 /// Cost: O(objects + edges); about 0.25–0.3 s for 1,000,000 objects and 2,000,000 edges.
 public enum LeakDetector {
     /// Analyses `snapshot`.
-    public static func analyze(_ snapshot: GraphSnapshot) -> LeakReport {
+    ///
+    /// - Parameter disposalLabels: Labels of declared references that only dispose, for the
+    ///   lifecycle verdicts (``LeakReport/neverFinished``, ``LeakReport/canNeverFinish``; see
+    ///   ``LifecycleAnalysis``). Empty follows every reference, which can only say "never
+    ///   finished" where "can never finish" was true; ``LeakGraph/findLeaks(options:)`` passes
+    ///   the labels libraries registered.
+    public static func analyze(_ snapshot: GraphSnapshot, disposalLabels: Set<String> = []) -> LeakReport {
         let graph = StrongGraph(snapshot)
         let components = graph.stronglyConnectedComponents()
-        return Verdicts(snapshot: snapshot, graph: graph, components: components).report()
+        var report = Verdicts(snapshot: snapshot, graph: graph, components: components).report()
+        (report.neverFinished, report.canNeverFinish) = LifecycleAnalysis.activeObjects(
+            in: snapshot, leaked: report.leakedObjectIDs, disposalLabels: disposalLabels)
+        return report
     }
 }
 

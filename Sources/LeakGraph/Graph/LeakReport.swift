@@ -12,6 +12,15 @@ public struct LeakReport: Sendable, Hashable {
     /// Objects that reported a finished state (disposed, completed, errored) but are still
     /// alive: something (a cycle, a bag, a local) still holds a subscription that has ended.
     public var finishedButHeld: [UInt64]
+    /// Objects that reported themselves `active` and that something outside the leaked garbage
+    /// can still send events to: at the end of a test, a subscription it never ended (see
+    /// ``LifecycleAnalysis``). Ascending; leaked objects are not listed.
+    public var neverFinished: [UInt64] = []
+    /// Objects that reported themselves `active` but that nothing outside can ever send an event,
+    /// a completion or an error: they end only when disposed, so a subscription among them is a
+    /// leak even while a bag, a scheduler or a timer holds it (see ``LifecycleAnalysis``).
+    /// Ascending; leaked objects are not listed.
+    public var canNeverFinish: [UInt64] = []
 
     /// The leaked cycles.
     public var leakedCycles: [Cycle] { cycles.filter(\.leaked) }
@@ -23,12 +32,14 @@ public struct LeakReport: Sendable, Hashable {
     /// Creates a report (tools build filtered reports this way).
     public init(
         cycles: [Cycle], leakedObjectIDs: Set<UInt64>, unknownOwners: [UnknownOwner] = [],
-        finishedButHeld: [UInt64] = []
+        finishedButHeld: [UInt64] = [], neverFinished: [UInt64] = [], canNeverFinish: [UInt64] = []
     ) {
         self.cycles = cycles
         self.leakedObjectIDs = leakedObjectIDs
         self.unknownOwners = unknownOwners
         self.finishedButHeld = finishedButHeld
+        self.neverFinished = neverFinished
+        self.canNeverFinish = canNeverFinish
     }
 }
 

@@ -65,22 +65,28 @@ final class Registry: Sendable {
     /// Registers a `TrackedObject`; returns its slot.
     func registerTracked(
         _ address: UInt, metadata: UInt, label: String?,
-        stack: UnsafeBufferPointer<UInt>?, scope: UInt32
+        stack: UnsafeBufferPointer<UInt>?, scope: UInt32, state objectState: ObjectState = .unspecified
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
-            state.addTrackedObject(
+            let slot = state.addTrackedObject(
                 address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
+            if objectState != .unspecified { state.objects[Int(slot)].state = objectState.code }
+            return slot
         }
     }
 
     /// Registers a `TrackedObject` with an already interned stack.
-    func registerTracked(_ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32) -> Int32 {
+    func registerTracked(
+        _ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32,
+        state objectState: ObjectState = .unspecified
+    ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
             let slot = state.addTrackedObject(
                 address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time)
             state.objects[Int(slot)].stack = stackID
+            if objectState != .unspecified { state.objects[Int(slot)].state = objectState.code }
             return slot
         }
     }

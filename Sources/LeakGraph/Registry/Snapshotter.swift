@@ -20,6 +20,8 @@ enum Snapshotter {
         let entry: ObjectSlot
         let label: String?
         var isRecordedProcessWide = false
+        /// `weak` and `unowned` references to the object, the registry's own excluded.
+        var weakAndUnowned = 0
     }
 
     private struct RawEdge {
@@ -207,10 +209,11 @@ enum Snapshotter {
                     retainCounts.append(runtimeRetainCount(pointer))
                 }
                 indexOfSlot[slot] = held.count
-                held.append(
-                    Held(
-                        address: address, entry: entry,
-                        label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil))
+                var object = Held(
+                    address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil)
+                // An external object's registry entry is itself a weak reference to it.
+                object.weakAndUnowned = runtimeWeakAndUnownedReferences(pointer) - (entry.isExternal ? 1 : 0)
+                held.append(object)
                 if entry.stack >= 0 && stackFrames[entry.stack] == nil {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
                 }
@@ -294,6 +297,7 @@ enum Snapshotter {
                 stack: stackID(object.entry.stack), time: Double(object.entry.time) / 1e9,
                 state: ObjectState(code: object.entry.state), scope: object.entry.scope)
             info.isRecordedProcessWide = object.isRecordedProcessWide
+            info.weakAndUnownedReferenceCount = max(0, object.weakAndUnowned)
             objects.append(info)
         }
 
@@ -332,10 +336,11 @@ enum Snapshotter {
             }
             let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: held.count)
             for node in nodes {
-                objects.append(
-                    ObjectInfo(
-                        id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
-                        strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0))
+                var info = ObjectInfo(
+                    id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
+                    strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0)
+                info.weakAndUnownedReferenceCount = node.weakAndUnownedReferences
+                objects.append(info)
                 retainCounts.append(node.retainCount)
             }
             let merged = merge(
@@ -421,8 +426,11 @@ enum Snapshotter {
                 address: record.address, metadata: record.metadata, id: record.id,
                 time: wallNow > age ? wallNow - age : 0, stack: record.stack >= 0 ? -2 - record.stack : -1,
                 scope: record.scope)
-            retainCounts.append(runtimeRetainCount(UnsafeMutableRawPointer(bitPattern: record.address)!) - 1)
-            held.append(Held(address: record.address, entry: entry, label: nil, isRecordedProcessWide: true))
+            let pointer = UnsafeMutableRawPointer(bitPattern: record.address)!
+            retainCounts.append(runtimeRetainCount(pointer) - 1)
+            var object = Held(address: record.address, entry: entry, label: nil, isRecordedProcessWide: true)
+            object.weakAndUnowned = runtimeWeakAndUnownedReferences(pointer)
+            held.append(object)
         }
         if ownTypes.count != knownTypes {
             let final = ownTypes

@@ -13,6 +13,7 @@
 public enum LeakAdvice {
     private static let rules = Locked<[LeakAdviceRule]>([])
     private static let closureHolders = Locked<Set<String>>([])
+    private static let disposal = Locked<Set<String>>([])
 
     /// Adds `newRules`, replacing any registered rule with the same name.
     public static func register(_ newRules: [LeakAdviceRule]) {
@@ -46,5 +47,23 @@ public enum LeakAdvice {
     /// sorted.
     public static var libraryClosureHolderPrefixes: [String] {
         closureHolders.withLock { $0.sorted() }
+    }
+
+    /// Declares labels under which a library's declared references only dispose something (a
+    /// subscription's handle on its upstream work, a bag's disposables): no event travels along
+    /// them, so the lifecycle analysis does not follow them when it asks whether anything outside
+    /// can still send a subscription an event (see ``LifecycleAnalysis``). Only edges declared
+    /// through the tracking API count, never fields found by reflection.
+    ///
+    /// ```swift
+    /// LeakAdvice.registerDisposalLabels(["cancel", "subscription"])
+    /// ```
+    public static func registerDisposalLabels(_ labels: [String]) {
+        disposal.withLock { $0.formUnion(labels) }
+    }
+
+    /// The labels declared with ``registerDisposalLabels(_:)``.
+    public static var disposalLabels: Set<String> {
+        disposal.withLock { $0 }
     }
 }

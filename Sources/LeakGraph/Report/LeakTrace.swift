@@ -78,6 +78,13 @@ public enum LeakTrace {
                         "\(name(id, snapshot)) (\(snapshot.object(id)?.state.rawValue ?? "?"))"
                     }.joined(separator: ", "))
         }
+        lines += lifecycleLines(
+            report.canNeverFinish.filter(relevant),
+            heading: "Can never finish (active, but nothing outside can send them an event or a completion; "
+                + "they end only when disposed):", snapshot)
+        lines += lifecycleLines(
+            report.neverFinished.filter(relevant),
+            heading: "Never finished (still active; something outside can still send them events):", snapshot)
         if !lines.isEmpty && !snapshot.discoveryLimits.isEmpty {
             lines.append(
                 "Note: discovery could not read some references (they count as held from outside, so a verdict may "
@@ -94,7 +101,7 @@ public enum LeakTrace {
 
     /// `Culprit: PublishSubject<Int> #3 keeps 4 object(s) alive: Map ×1, Sink ×2, …` — the member
     /// whose release frees the most of the leak, and its victims by type.
-    static func culpritLine(for cycle: Cycle, _ dominators: Dominators, _ snapshot: GraphSnapshot) -> String {
+    public static func culpritLine(for cycle: Cycle, _ dominators: Dominators, _ snapshot: GraphSnapshot) -> String {
         guard let culprit = topOwner(of: cycle, dominators) else { return "Culprit: unknown" }
         return "Culprit: " + keepsAliveText(culprit, dominators, snapshot)
     }
@@ -253,6 +260,15 @@ public enum LeakTrace {
     static func baseName(_ type: String) -> String {
         let plain = type.prefix { $0 != "<" }
         return String(plain.split(separator: ".").last ?? plain)
+    }
+
+    /// A heading and one line per object (ten at most) with where it was allocated.
+    private static func lifecycleLines(_ ids: [UInt64], heading: String, _ snapshot: GraphSnapshot) -> [String] {
+        guard !ids.isEmpty else { return [] }
+        return [heading]
+            + ids.prefix(10).map { id in
+                "  \(name(id, snapshot))" + (site(id, snapshot).isEmpty ? "" : " allocated" + site(id, snapshot))
+            } + (ids.count > 10 ? ["  … and \(ids.count - 10) more"] : [])
     }
 
     private static func memberLines(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> [String] {

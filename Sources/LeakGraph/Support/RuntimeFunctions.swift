@@ -28,3 +28,18 @@ func runtimeDemangle(
 func runtimeIsDeallocating(_ object: UnsafeMutableRawPointer) -> Bool {
     lg_is_deallocating(object) != 0
 }
+
+@_silgen_name("swift_weakRetainCount")
+private func runtimeWeakRetainCount(_ object: UnsafeMutableRawPointer) -> Int
+
+@_silgen_name("swift_unownedRetainCount")
+private func runtimeUnownedRetainCount(_ object: UnsafeMutableRawPointer) -> Int
+
+/// The `weak` and `unowned` references to a live heap object that the runtime counts. (Each
+/// count starts at one for the object itself: one `weak var` pointing at it makes the weak
+/// count 2.) Lets the lifecycle analysis know that code the graph does not show can still reach
+/// an object without keeping it alive.
+@inline(__always)
+func runtimeWeakAndUnownedReferences(_ object: UnsafeMutableRawPointer) -> Int {
+    max(0, runtimeWeakRetainCount(object) - 1) + max(0, runtimeUnownedRetainCount(object) - 1)
+}

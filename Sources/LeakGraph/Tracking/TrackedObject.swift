@@ -34,6 +34,24 @@ open class TrackedObject {
         #endif
     }
 
+    /// Registers the new instance with its first lifecycle state, in the same short critical
+    /// section as the registration (``reportState(_:)`` right after `init` would take another).
+    ///
+    /// ```swift
+    /// final class Subscription: TrackedObject {
+    ///     init() { super.init(state: .active) }
+    ///     func cancel() { reportState(.disposed) }
+    /// }
+    /// ```
+    @inline(__always)
+    public init(label: String? = nil, state: ObjectState) {
+        #if !LEAKGRAPH_DISABLED
+            if Configuration.shared.enabled.load(ordering: .relaxed) {
+                leakGraphSlot = TrackedObject.register(self, label: label, state: state)
+            }
+        #endif
+    }
+
     deinit {
         #if !LEAKGRAPH_DISABLED
             if leakGraphSlot >= 0 {
@@ -44,7 +62,9 @@ open class TrackedObject {
     }
 
     @inline(never)
-    private static func register(_ object: TrackedObject, label: String?) -> Int32 {
+    private static func register(_ object: TrackedObject, label: String?, state: ObjectState = .unspecified)
+        -> Int32
+    {
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         let metadata = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
         let scope = LeakScope.currentScopeIDIfAny()
@@ -54,10 +74,11 @@ open class TrackedObject {
         if shared > 0 {
             // Inside a shared allocation site: reuse its stack instead of capturing one.
             return Registry.shared.registerTracked(
-                address, metadata: metadata, label: label, stackID: shared - 1, scope: scope)
+                address, metadata: metadata, label: label, stackID: shared - 1, scope: scope, state: state)
         }
         return StackCapture.withStackIfWanted(skip: 1) { stack in
-            Registry.shared.registerTracked(address, metadata: metadata, label: label, stack: stack, scope: scope)
+            Registry.shared.registerTracked(
+                address, metadata: metadata, label: label, stack: stack, scope: scope, state: state)
         }
     }
 

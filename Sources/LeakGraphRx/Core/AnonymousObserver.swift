@@ -30,7 +30,9 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
         self.disposed = disposed
         subscriptionCallStack =
             onError == nil && Hooks.recordCallStackOnError ? Hooks.customCaptureSubscriptionCallstack() : []
-        super.init()
+        // Active until a terminal event: a subscriber a subject holds directly has no sink to
+        // tell whether the subscription can still end.
+        super.init(state: .active)
         if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
     }
 
@@ -46,10 +48,12 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
             if !stopped.load(ordering: .relaxed) { onNext?(element) }
         case .error(let error):
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            reportState(.errored)
             if let onError { onError(error) } else { Hooks.defaultErrorHandler(subscriptionCallStack, error) }
             disposed?.dispose()
         case .completed:
             guard !stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            reportState(.completed)
             onCompleted?()
             disposed?.dispose()
         }

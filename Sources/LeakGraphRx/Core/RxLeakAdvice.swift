@@ -17,7 +17,16 @@ package enum RxLeakAdvice {
     package static func register() {
         LeakAdvice.register(rules)
         LeakAdvice.registerLibraryClosureHolders(typePrefixes: closureHolderPrefixes)
+        LeakAdvice.registerDisposalLabels(disposalLabels)
     }
+
+    /// The labels of LeakGraphRx's references that only dispose: a sink's `SinkDisposer`, a
+    /// disposer's sink and upstream subscription, bags and composites, a sink's inner
+    /// subscriptions. No event travels along them.
+    package static let disposalLabels = [
+        "cancel", "sink", "subscription", "bag", "disposables", "group", "current", "otherSubscription",
+        "sourceSubscription",
+    ]
 
     /// LeakGraphRx's types that keep closures (`AnonymousObserver`, `AnonymousDisposable`,
     /// `AnonymousObservableSink`, …): an unnamed capture they hold is not blamed on the user.

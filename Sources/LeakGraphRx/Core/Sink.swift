@@ -23,10 +23,9 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable {
     init(observer: Observer, cancel: Cancelable) {
         self.observer = observer
         self.cancel = cancel
-        super.init()
+        super.init(state: .active)
         if let tracked = asTrackedObject(observer) { addTrackedEdge(to: tracked, label: .observer) }
         if let tracked = cancel.trackedObject { addTrackedEdge(to: tracked, label: .cancel) }
-        reportState(.active)
     }
 
     /// Whether the sink was disposed.

@@ -49,7 +49,7 @@ struct JSONExporterTests {
             + #""path":[{"from":2,"to":1,"label":"capture"},{"from":1,"to":2,"label":"child"}],"#
             + #""loop":"Child —capture→ Parent —child→ Child","#
             + #""unexplainedHolders":[{"object":1,"unexplained":1,"knownHolders":[2,3]}]}],"# + "\n"
-            + #""unknownOwners":[{"object":2,"unexplained":1}]}"# + "\n"
+            + #""unknownOwners":[{"object":2,"unexplained":1}],"neverFinished":[],"canNeverFinish":[]}"# + "\n"
         let written = JSONExporter.render(snapshot, report: report, processID: 42)
         #expect(written == expected)
     }
@@ -62,6 +62,6 @@ struct JSONExporterTests {
             written
                 == #"{"format":"leakgraph","version":1,"time":0.000,"# + "\n" + #""objects":[],"# + "\n"
                 + #""edges":[],"# + "\n" + #""stacks":[],"# + "\n" + #""cycles":[],"# + "\n"
-                + #""unknownOwners":[]}"# + "\n")
+                + #""unknownOwners":[],"neverFinished":[],"canNeverFinish":[]}"# + "\n")
     }
 }

@@ -147,14 +147,13 @@ final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable, @unchecked 
     init(scheduler: SchedulerType, period: RxTimeInterval, action: @escaping (State) -> State) {
         self.period = period
         self.action = action
-        super.init(label: "periodic timer")
+        super.init(label: "periodic timer", state: .active)
         // The recursion's action holds the timer strongly: a running timer keeps itself (and the
         // subscription its action feeds) alive until disposed, as RxSwift's does.
         recursion = DelayedRecursiveScheduler(scheduler: scheduler) { _, recurse in
             recurse((), self.period)
             if let value = self.value { self.value = self.action(value) }
         }
-        reportState(.active)
     }
 
     var isDisposed: Bool { recursion?.isDisposed ?? true }

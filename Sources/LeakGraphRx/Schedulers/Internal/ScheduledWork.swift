@@ -19,8 +19,7 @@ final class ScheduledWork<State>: TrackedObject, @unchecked Sendable {
         self.state = state
         self.action = action
         self.token = token
-        super.init()
-        reportState(.active)
+        super.init(state: .active)
     }
 
     /// Runs the action unless the token was disposed.
@@ -107,8 +106,7 @@ final class PeriodicWork<State>: TrackedObject, Cancelable, @unchecked Sendable 
         value = state
         self.action = action
         self.timer = timer
-        super.init(label: "periodic timer")
-        reportState(.active)
+        super.init(label: "periodic timer", state: .active)
     }
 
     var isDisposed: Bool { timer.isCancelled }
