@@ -65,28 +65,26 @@ final class Registry: Sendable {
     /// Registers a `TrackedObject`; returns its slot.
     func registerTracked(
         _ address: UInt, metadata: UInt, label: String?,
-        stack: UnsafeBufferPointer<UInt>?, scope: UInt32, state objectState: ObjectState = .unspecified
+        stack: UnsafeBufferPointer<UInt>?, scope: UInt32, stateCode: UInt8 = 0
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
-            let slot = state.addTrackedObject(
-                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time)
-            if objectState != .unspecified { state.objects[Int(slot)].state = objectState.code }
-            return slot
+            state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                stateCode: stateCode)
         }
     }
 
     /// Registers a `TrackedObject` with an already interned stack.
     func registerTracked(
-        _ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32,
-        state objectState: ObjectState = .unspecified
+        _ address: UInt, metadata: UInt, label: String?, stackID: Int32, scope: UInt32, stateCode: UInt8 = 0
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
             let slot = state.addTrackedObject(
-                address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time)
+                address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time,
+                stateCode: stateCode)
             state.objects[Int(slot)].stack = stackID
-            if objectState != .unspecified { state.objects[Int(slot)].state = objectState.code }
             return slot
         }
     }

@@ -83,12 +83,13 @@ struct RegistryState {
     /// Registers a `TrackedObject` (the hot path: no weak reference to keep).
     @inline(__always)
     mutating func addTrackedObject(
-        address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64
+        address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64,
+        stateCode: UInt8 = 0
     ) -> Int32 {
         let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
         let entry = ObjectSlot(
             address: address, metadata: metadata, id: lg_take_object_id(), time: time, stack: stackID, scope: scope,
-            hasLabel: label != nil)
+            state: stateCode, hasLabel: label != nil)
         liveCount += 1
         let slot: Int32
         if let free = freeObjects.popLast() {

@@ -39,7 +39,15 @@ private func runtimeUnownedRetainCount(_ object: UnsafeMutableRawPointer) -> Int
 /// count starts at one for the object itself: one `weak var` pointing at it makes the weak
 /// count 2.) Lets the lifecycle analysis know that code the graph does not show can still reach
 /// an object without keeping it alive.
+///
+/// Read from the inline reference-count word when the object has no side table (then it has no
+/// weak references, and bits 1–31 hold the unowned count): two runtime calls per object made a
+/// snapshot of 100,000 objects a tenth slower.
 @inline(__always)
 func runtimeWeakAndUnownedReferences(_ object: UnsafeMutableRawPointer) -> Int {
-    max(0, runtimeWeakRetainCount(object) - 1) + max(0, runtimeUnownedRetainCount(object) - 1)
+    #if _pointerBitWidth(_64)
+        let bits = object.load(fromByteOffset: 8, as: UInt.self)
+        if bits >> 63 == 0 { return max(0, Int((bits >> 1) & 0x7FFF_FFFF) - 1) }
+    #endif
+    return max(0, runtimeWeakRetainCount(object) - 1) + max(0, runtimeUnownedRetainCount(object) - 1)
 }

@@ -47,7 +47,7 @@ open class TrackedObject {
     public init(label: String? = nil, state: ObjectState) {
         #if !LEAKGRAPH_DISABLED
             if Configuration.shared.enabled.load(ordering: .relaxed) {
-                leakGraphSlot = TrackedObject.register(self, label: label, state: state)
+                leakGraphSlot = TrackedObject.register(self, label: label, stateCode: state.code)
             }
         #endif
     }
@@ -62,9 +62,7 @@ open class TrackedObject {
     }
 
     @inline(never)
-    private static func register(_ object: TrackedObject, label: String?, state: ObjectState = .unspecified)
-        -> Int32
-    {
+    private static func register(_ object: TrackedObject, label: String?, stateCode: UInt8 = 0) -> Int32 {
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         let metadata = UInt(bitPattern: unsafeBitCast(type(of: object), to: UnsafeRawPointer.self))
         let scope = LeakScope.currentScopeIDIfAny()
@@ -74,11 +72,11 @@ open class TrackedObject {
         if shared > 0 {
             // Inside a shared allocation site: reuse its stack instead of capturing one.
             return Registry.shared.registerTracked(
-                address, metadata: metadata, label: label, stackID: shared - 1, scope: scope, state: state)
+                address, metadata: metadata, label: label, stackID: shared - 1, scope: scope, stateCode: stateCode)
         }
         return StackCapture.withStackIfWanted(skip: 1) { stack in
             Registry.shared.registerTracked(
-                address, metadata: metadata, label: label, stack: stack, scope: scope, state: state)
+                address, metadata: metadata, label: label, stack: stack, scope: scope, stateCode: stateCode)
         }
     }
 

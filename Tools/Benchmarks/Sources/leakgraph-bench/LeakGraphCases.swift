@@ -216,6 +216,32 @@ func graphCases() -> [BenchCase] {
             return sample
         }
     }
+    /// The lifecycle verdicts (issue 16) on the detector's synthetic graph with every fourth
+    /// object reporting itself active: one more linear pass over objects and edges.
+    func lifecycle(_ label: String, _ size: Int) -> BenchCase {
+        BenchCase(
+            name: "lifecycle-\(label)", group: "leak detection, \(label) objects × 2 edges",
+            variant: "LifecycleAnalysis, a quarter of the objects active", unit: "analysis",
+            iterations: 3, quickIterations: 1
+        ) { context in
+            let n = context.size(size)
+            var snapshot = syntheticSnapshot(n)
+            for index in stride(from: 0, to: snapshot.objects.count, by: 4) { snapshot.objects[index].state = .active }
+            for index in snapshot.objects.indices { snapshot.objects[index].weakAndUnownedReferenceCount = 0 }
+            let leaked = LeakDetector.analyze(snapshot).leakedObjectIDs
+            var found = 0
+            var sample = measure(context.iterations) {
+                for _ in 0..<context.iterations {
+                    found =
+                        LifecycleAnalysis.activeObjects(in: snapshot, leaked: leaked, disposalLabels: ["next"])
+                        .canNeverFinish.count
+                }
+            }
+            blackHole(found)
+            sample.metrics["ns/object"] = sample.seconds / Double(context.iterations) / Double(n) * 1e9
+            return sample
+        }
+    }
     func registryDetect(_ label: String, _ size: Int) -> BenchCase {
         BenchCase(
             name: "detect-registry-\(label)", group: "leak detection, \(label) objects × 2 edges",
@@ -280,7 +306,7 @@ func graphCases() -> [BenchCase] {
         snapshot("snapshot-100k", "LeakGraph.snapshot() (reflection + closure scan)", .default),
         hubEdges("1k", 1_000), hubEdges("10k", 10_000), hubEdges("100k", 100_000),
         detect("10k", 10_000), detect("100k", 100_000), detect("1m", 1_000_000),
-        dominators("100k", 100_000), dominators("1m", 1_000_000),
+        dominators("100k", 100_000), dominators("1m", 1_000_000), lifecycle("1m", 1_000_000),
         registryDetect("100k", 100_000), registryDetect("1m", 1_000_000),
         export("export-dot-100k", "DotExporter.render (scope .everything, 100k nodes)") { snapshot, report in
             DotExporter.render(snapshot, report: report, options: .init(scope: .everything, maximumNodes: 100_000))
