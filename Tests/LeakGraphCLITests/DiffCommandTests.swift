@@ -26,6 +26,44 @@ struct DiffCommandTests {
         #expect(diff.vanishedLeaks.isEmpty)
     }
 
+    @Test("--dot and --html draw the later dump with new leaks highlighted; the page marks each leak")
+    func picturesHighlightNewLeaks() async throws {
+        // Before: the leaked pair and the closure leak. After: the pair still there, the closure
+        // leak fixed, and a new Sink/SinkDisposer leak.
+        var first = Graphs.leakingPair
+        let model = first.object("ViewModel")
+        let flatMap = first.object("FlatMap<Int>")
+        first.edge(model, flatMap, "signal")
+        first.edge(flatMap, model, "capture")
+        var second = Graphs.leakingPair
+        let sink = second.object("Sink<Int>")
+        let disposer = second.object("SinkDisposer")
+        second.edge(sink, disposer, "disposer")
+        second.edge(disposer, sink, "sink")
+        let before = writeFile(first.json(), "pictures-before.json", in: directory)
+        let after = writeFile(second.json(), "pictures-after.json", in: directory)
+        let dot = directory + "/diff.dot"
+        let html = directory + "/diff.html"
+        let run = await runInProcess(["diff", before, after, "--dot", dot, "--html", html])
+        #expect(run.status == 1)
+        #expect(run.output.contains("wrote \(dot)\n"))
+        let graph = try String(contentsOfFile: dot, encoding: .utf8)
+        let newNodes = graph.split(separator: "\n").filter { $0.contains("★ new") }
+        #expect(newNodes.count == 2)
+        #expect(newNodes.allSatisfy { $0.contains("peripheries=2") })
+        #expect(newNodes.contains { $0.contains("n\(sink) [") } && newNodes.contains { $0.contains("n\(disposer) [") })
+        #expect(graph.contains("new since the other dump"))
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        #expect(page.contains("<span class=\"new\">★ new</span> 1 × <code>Sink&lt;Int&gt;"))
+        #expect(page.contains("<span class=\"same\">still there</span> 1 × <code>Child —parent→ Parent"))
+        #expect(page.contains("<span class=\"fixed\">✓ fixed</span> 1 × <code>FlatMap&lt;Int&gt; —capture→ ViewModel"))
+        // Never replaced without --force.
+        let again = await runInProcess(["diff", before, after, "--dot", dot])
+        #expect(again.status == 2)
+        #expect(again.errors.contains("exists (not overwritten; pass --force to replace it)"))
+        #expect(await runInProcess(["diff", before, after, "--dot", dot, "--force"]).status == 1)
+    }
+
     @Test("a fixed leak is listed as vanished and exits 0; the text names both files")
     func vanishedLeakExitsZero() throws {
         let before = writeFile(Graphs.leakingPair.json(), "before.json", in: directory)

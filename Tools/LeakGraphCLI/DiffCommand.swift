@@ -11,6 +11,9 @@ package struct DiffCommand: ToolCommand {
         commandName: "diff",
         abstract: "Compare two dumps: growth by type and allocation site, new and vanished leaks.",
         discussion: """
+            --dot and --html draw the later dump with the members of new leaks highlighted (★ new, a thick \
+            double border); the page also marks each leak new, grew or still there and lists those that \
+            vanished. Output files are never replaced unless --force. \
             Exit status: 0 no new leaks, 1 new leaks (a new signature, or more cycles of one), \
             2 bad usage or unreadable input.
             """
@@ -32,6 +35,21 @@ package struct DiffCommand: ToolCommand {
     @Option(help: "How many types and sites to show (text output).")
     package var top: Int = 20
 
+    /// Where to write the later dump's picture (dot), new leaks highlighted.
+    @Option(help: ArgumentHelp("Write the later dump's graph as dot, new leaks highlighted.", valueName: "path"))
+    package var dot: String?
+
+    /// Where to write the page.
+    @Option(
+        help: ArgumentHelp(
+            "Write a self-contained HTML page: each leak marked new, grew or still there, the picture.",
+            valueName: "path"))
+    package var html: String?
+
+    /// Replace existing output files.
+    @Flag(help: "Replace --dot and --html files if they exist.")
+    package var force = false
+
     /// Shared options.
     @OptionGroup package var options: DumpOptions
 
@@ -41,14 +59,28 @@ package struct DiffCommand: ToolCommand {
     /// Validates the options.
     package func validate() throws {
         guard top > 0 else { throw ValidationError("--top must be at least 1") }
+        if let dot, dot == html { throw ValidationError("--dot and --html must be different files") }
     }
 
     func perform(console: Console) async throws -> ExitStatus {
+        // Refused before any work: nothing the user wrote is replaced without --force.
+        for path in [dot, html].compactMap({ $0 }) { try OutputFile.checkFree(path, force: force) }
         let loader = options.loader(console: console)
-        let diff = DumpDiff(before: DumpTallies(try loader.load(before)), after: DumpTallies(try loader.load(after)))
+        let later = try loader.load(after)
+        let diff = DumpDiff(before: DumpTallies(try loader.load(before)), after: DumpTallies(later))
+        let text = diff.text(before: before, after: after, limit: top)
         switch format {
-        case .text: console.write(diff.text(before: before, after: after, limit: top))
+        case .text: console.write(text)
         case .json: console.write(JSONOutput.encode(diff))
+        }
+        let picture = DiffPicture(after: later, diff: diff)
+        if let dot {
+            try OutputFile.write(picture.dot(title: "leakgraph diff: \(after)"), to: dot, force: force)
+            if format == .text { console.write("wrote \(dot)\n") }
+        }
+        if let html {
+            try OutputFile.write(picture.page(text: text, renderer: .graphviz, rows: top), to: html, force: force)
+            if format == .text { console.write("wrote \(html)\n") }
         }
         return diff.hasNewLeaks ? .leaksFound : .clean
     }

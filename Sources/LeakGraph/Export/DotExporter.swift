@@ -38,17 +38,21 @@ public enum DotExporter {
         public var showsLegend: Bool
         /// The longest type name or site shown in a node before it is shortened in the middle.
         public var maximumLabelLength: Int
+        /// Objects drawn with a thick double border and a `★ new` line (`leakgraph diff`: the
+        /// members of leaks the other dump did not have).
+        public var highlighted: Set<UInt64>
 
         /// Creates options.
         public init(
             scope: Scope = .cyclesWithContext, maximumNodes: Int = 500, title: String? = nil, showsLegend: Bool = true,
-            maximumLabelLength: Int = 44
+            maximumLabelLength: Int = 44, highlighted: Set<UInt64> = []
         ) {
             self.scope = scope
             self.maximumNodes = maximumNodes
             self.title = title
             self.showsLegend = showsLegend
             self.maximumLabelLength = max(8, maximumLabelLength)
+            self.highlighted = highlighted
         }
     }
 
@@ -59,6 +63,7 @@ public enum DotExporter {
         static let retained = (fill: "#ffe8c7", line: "#ff7f0e")
         static let other = (fill: "#eeeeee", line: "#888888")
         static let cut = "#1f5fbf"
+        static let new = "#7b2cbf"
     }
 
     /// Renders `snapshot` as dot text.
@@ -147,7 +152,9 @@ public enum DotExporter {
             if cuts[key] == nil, let closure = edge.closure { attributes.append("tooltip=\(quote(closure))") }
             out += "  n\(edge.from) -> n\(edge.to) [\(attributes.joined(separator: ", "))];\n"
         }
-        out += stackComponents(drawnObjects.map(\.id), edges: drawnEdges, legend: options.showsLegend)
+        out += stackComponents(
+            drawnObjects.map(\.id), edges: drawnEdges, legend: options.showsLegend,
+            highlights: drawnObjects.contains { options.highlighted.contains($0.id) })
         out += "}\n"
         return out
     }
@@ -155,7 +162,9 @@ public enum DotExporter {
     /// Invisible dividers that put each connected group of nodes under the previous one (and the
     /// legend under all), so that the picture grows down the page rather than across it.
     /// (Graphviz's `pack` would do it, but it drops edge labels.)
-    private static func stackComponents(_ ids: [UInt64], edges: [EdgeInfo], legend: Bool) -> String {
+    private static func stackComponents(_ ids: [UInt64], edges: [EdgeInfo], legend: Bool, highlights: Bool)
+        -> String
+    {
         guard !ids.isEmpty else { return "" }
         var parent = [UInt64: UInt64]()
         for id in ids { parent[id] = id }
@@ -184,8 +193,8 @@ public enum DotExporter {
         }
         var out = ""
         if legend { groups.append([UInt64.max]) }
-        guard groups.count > 1 else { return legendNode(legend) }
-        out += legendNode(legend)
+        guard groups.count > 1 else { return legendNode(legend, highlights: highlights) }
+        out += legendNode(legend, highlights: highlights)
         out += "  node [shape=point, style=invis, width=0, height=0, label=\"\"];\n"
         func name(_ id: UInt64) -> String { id == .max ? "legend" : "n\(id)" }
         for index in 1..<groups.count {
@@ -197,8 +206,10 @@ public enum DotExporter {
         return out
     }
 
-    private static func legendNode(_ shown: Bool) -> String {
-        shown ? "  legend [shape=plaintext, style=\"\", margin=0, fontsize=10, label=<\(legend)>];\n" : ""
+    private static func legendNode(_ shown: Bool, highlights: Bool = false) -> String {
+        guard shown else { return "" }
+        let table = highlights ? legendWithNew : legend
+        return "  legend [shape=plaintext, style=\"\", margin=0, fontsize=10, label=<\(table)>];\n"
     }
 
     private struct EdgeKey: Hashable {
@@ -271,6 +282,11 @@ public enum DotExporter {
             lines.append("\"\(shorten(label, to: limit - 2))\"")
             tooltip.append("label: \(label)")
         }
+        let isNew = options.highlighted.contains(object.id)
+        if isNew {
+            lines.insert("★ new", at: 0)
+            tooltip.append("new: not in the other dump's leaks")
+        }
         var idLine = "#\(object.id)"
         if let count = object.strongRetainCount { idLine += "  rc=\(count)" }
         if object.state != .unspecified { idLine += "  \(object.state.rawValue)" }
@@ -296,9 +312,10 @@ public enum DotExporter {
             colors = Palette.other
         }
         attributes += [
-            "fillcolor=\"\(colors.fill)\"", "color=\"\(colors.line)\"",
+            "fillcolor=\"\(colors.fill)\"", "color=\"\(isNew ? Palette.new : colors.line)\"",
             "tooltip=\(quote(tooltip.joined(separator: "\n")))",
         ]
+        if isNew { attributes += ["penwidth=3", "peripheries=2"] }
         return "n\(object.id) [\(attributes.joined(separator: ", "))];"
     }
 
@@ -331,6 +348,14 @@ public enum DotExporter {
             + "<tr>" + line("·····", "#000000", "unowned") + line("- - -", "#999999", "unknown strength")
             + "<td></td><td></td><td></td><td></td></tr>"
             + "</table>"
+    }()
+
+    /// ``legend`` with a row for highlighted (new) objects.
+    private static let legendWithNew: String = {
+        legend.replacingOccurrences(
+            of: "</table>",
+            with: "<tr><td><font color=\"\(Palette.new)\">▣ ★</font></td>"
+                + "<td align=\"left\">new since the other dump</td><td></td><td></td><td></td><td></td></tr></table>")
     }()
 
     /// Shortens `text` in the middle with an ellipsis, keeping its start and its end (the type's
