@@ -9,6 +9,7 @@ package enum CombineLeakAdvice {
             // The texts of `EdgeLabel.subscription` and `.subscriber`, spelled out: creating those
             // labels registers these rules.
             cut: .label(["subscription", "subscriber"]),
-            advice: "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).")
+            advice: "cancel the subscription (keep the AnyCancellable and let it go, or call cancel()).",
+            action: "cancel the subscription")
     ]
 }

@@ -65,7 +65,8 @@ for (index, scenario) in Scenarios.all.enumerated() {
     } else {
         for cycle in leaking.leaked {
             print("   leaked: \(cycle.loopDescription)")
-            print("           " + LeakTrace.verdict(for: cycle, in: leaking.snapshot))
+            let keptAlive = LeakTrace.keptAlive(by: cycle, leaking.dominators)
+            print("           " + LeakTrace.verdict(for: cycle, in: leaking.snapshot, keptAlive: keptAlive))
             print("           " + LeakTrace.culpritLine(for: cycle, leaking.dominators, leaking.snapshot))
         }
         print("   cause:  \(scenario.mistake)")

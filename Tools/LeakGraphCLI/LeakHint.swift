@@ -14,8 +14,10 @@ enum LeakHint {
             from: fix.step.from, to: fix.step.to, label: fix.step.label, edge: fix.edge, fix: fix.advice)
     }
 
-    static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges) -> String {
-        LeakTrace.verdict(for: cycle, in: picture(of: cycle, in: snapshot, edges: edges))
+    static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges, keptAlive: Int = 0)
+        -> String
+    {
+        LeakTrace.verdict(for: cycle, in: picture(of: cycle, in: snapshot, edges: edges), keptAlive: keptAlive)
     }
 
     private static func picture(of cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges) -> GraphSnapshot {

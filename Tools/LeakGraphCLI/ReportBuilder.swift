@@ -53,7 +53,9 @@ package enum ReportBuilder {
                 signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
                 members: loopOrder(group.first).prefix(memberLimit).map { entry($0, withStack: true) },
                 cycles: group.cycles, hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
-                verdict: LeakHint.verdict(for: group.first, in: snapshot, edges: edges))
+                verdict: LeakHint.verdict(
+                    for: group.first, in: snapshot, edges: edges,
+                    keptAlive: dominators.map { LeakTrace.keptAlive(by: group.first, $0) } ?? 0))
             summary.culprit = dominators.map { LeakTrace.culpritLine(for: group.first, $0, snapshot) }
             return summary
         }

@@ -31,13 +31,17 @@ public struct LeakAdviceRule: Sendable, Hashable {
     public var cut: StepMatch
     /// What to change in the code, as a sentence.
     public var advice: String
+    /// The change in a few words, for the end of a leak's one-sentence verdict
+    /// (`dispose the subscription`); nil says "cut" and the edge's label.
+    public var action: String?
 
     /// Creates a rule.
-    public init(name: String, priority: Int, cut: StepMatch, advice: String) {
+    public init(name: String, priority: Int, cut: StepMatch, advice: String, action: String? = nil) {
         self.name = name
         self.priority = priority
         self.cut = cut
         self.advice = advice
+        self.action = action
     }
 
     /// Whether the step from an owner of type `ownerType` with `label` is one this rule cuts.

@@ -22,7 +22,10 @@ public enum LeakTrace {
         let dominators = cycles.isEmpty ? nil : Dominators(snapshot, report: report)
         for cycle in cycles where cycle.leaked {
             lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
-            lines.append("  " + verdict(for: cycle, in: snapshot))
+            lines.append(
+                "  "
+                    + verdict(
+                        for: cycle, in: snapshot, keptAlive: dominators.map { keptAlive(by: cycle, $0) } ?? 0))
             if let dominators { lines.append("  " + culpritLine(for: cycle, dominators, snapshot)) }
             lines += memberLines(cycle, snapshot)
             lines.append("  " + fixLine(for: cycle, in: snapshot))
@@ -124,6 +127,8 @@ public enum LeakTrace {
         public var edge: String
         /// What to change in the code.
         public var advice: String
+        /// The change in a few words, as the verdict sentence ends: `make the capture weak`.
+        public var action: String
     }
 
     /// Labels that usually name a reference back up an ownership tree.
@@ -149,8 +154,10 @@ public enum LeakTrace {
         let steps = cycle.path
         guard let last = steps.last else { return nil }
         func type(_ id: UInt64) -> String { snapshot.object(id)?.type ?? "?" }
-        func make(_ step: Cycle.PathStep, _ advice: String) -> Fix {
-            Fix(step: step, edge: "\(type(step.from)) —\(step.label)→ \(type(step.to))", advice: advice)
+        func make(_ step: Cycle.PathStep, _ advice: String, _ action: String? = nil) -> Fix {
+            Fix(
+                step: step, edge: "\(type(step.from)) —\(step.label)→ \(type(step.to))", advice: advice,
+                action: action ?? "cut `\(step.label)` in \(baseName(type(step.from)))")
         }
         func closure(of step: Cycle.PathStep) -> String? {
             snapshot.edges.first { $0.from == step.from && $0.to == step.to && $0.label == "capture" }?.closure
@@ -170,22 +177,24 @@ public enum LeakTrace {
                 ?? "a closure kept by \(type(capture.from))"
             return make(
                 capture,
-                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))])."
-            )
+                "\(which) captures \(type(capture.to)) strongly; capture it weakly ([weak self], or [weak \(lowerFirst(type(capture.to)))]).",
+                "make the capture of \(baseName(type(capture.to))) weak")
         }
         for rule in rules {
             if let step = steps.first(where: { rule.matches(ownerType: type($0.from), label: $0.label) }) {
-                return make(step, rule.advice)
+                return make(step, rule.advice, rule.action)
             }
         }
         if let capture = captures.first {
-            return make(capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.")
+            return make(
+                capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.",
+                "make the capture of \(baseName(type(capture.to))) weak")
         }
         let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
         return make(
             back,
             "make `\(back.label)` in \(type(back.from)) weak (`weak var`, or @WeakRef), or clear it when \(type(back.from)) is done; "
-                + "it points back to \(type(back.to)).")
+                + "it points back to \(type(back.to)).", "make `\(back.label)` in \(baseName(type(back.from))) weak")
     }
 
     /// The fix as one line: `cut <edge>: <advice>`.
@@ -200,12 +209,17 @@ public enum LeakTrace {
         "Fix: " + hint(for: cycle, in: snapshot)
     }
 
-    /// The cycle in one sentence, in the user's terms: what leaked, what holds it, the line to fix.
+    /// The cycle in one sentence, in the user's terms: what keeps itself alive and through what,
+    /// how many objects leak, the line to fix and what to do there.
     ///
     /// ```
-    /// SinkDisposer holds itself through SinkDisposer —sink→ AnonymousObservableSink<…> —cancel→
-    /// SinkDisposer: 4 objects nothing outside holds; fix at Fixtures.swift:39 (forgetSubscription()).
+    /// SinkDisposer keeps itself alive through SinkDisposer —sink→ AnonymousObservableSink<…>
+    /// —cancel→ SinkDisposer; 4 objects leak; fix at Fixtures.swift:39 (forgetSubscription()):
+    /// dispose the subscription (or complete its source).
     /// ```
+    ///
+    /// - Parameter keptAlive: Objects outside the cycle that only it keeps alive (counted in
+    ///   the objects that leak).
     public static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, keptAlive: Int = 0) -> String {
         let fix = fix(for: cycle, in: snapshot)
         // The loop from the edge to cut, so that the sentence starts with the object to change.
@@ -215,16 +229,27 @@ public enum LeakTrace {
         var loop = steps.first.map { short($0.from) } ?? ""
         for step in steps { loop += " —\(step.label)→ " + short(step.to) }
         let owner = steps.first.map(\.from) ?? cycle.objects.first ?? 0
-        var sentence = "\(short(owner)) holds itself through \(loop)"
+        var sentence = "\(short(owner)) keeps itself alive through \(loop)"
         if cycle.leaked {
-            let count = cycle.objects.count + keptAlive
-            sentence += ": \(count) object\(count == 1 ? "" : "s") nothing outside holds"
+            let count = cycle.objects.count + max(0, keptAlive)
+            sentence += "; \(count) object\(count == 1 ? " leaks" : "s leak")"
         } else {
             let outside = cycle.unexplainedHolders.reduce(0) { $0 + $1.unexplained + $1.knownHolders.count }
             sentence += "; it is retained, not leaked: \(outside) reference(s) from outside still hold it"
         }
-        if let place = fixSite(for: cycle, fix: fix, in: snapshot) { sentence += "; fix at \(place)" }
+        if let place = fixSite(for: cycle, fix: fix, in: snapshot) {
+            sentence += "; fix at \(place)" + (fix.map { ": " + $0.action } ?? "")
+        } else if let fix {
+            sentence += "; " + fix.action
+        }
         return sentence + "."
+    }
+
+    /// Objects outside `cycle` that only it keeps alive, for ``verdict(for:in:keptAlive:)``:
+    /// what its culprit keeps alive, less the cycle's other members.
+    public static func keptAlive(by cycle: Cycle, _ dominators: Dominators) -> Int {
+        guard cycle.leaked, let culprit = topOwner(of: cycle, dominators) else { return 0 }
+        return max(0, dominators.keepsAlive(of: culprit) + 1 - cycle.objects.count)
     }
 
     /// Where to change the code: the site that made the edge to cut when the edge recorded one

@@ -7,10 +7,12 @@ package enum RxLeakAdvice {
         LeakAdviceRule(
             name: "LeakGraphRx.SinkDisposer", priority: 100, cut: .ownerTypeName("SinkDisposer"),
             advice: "the subscription was never disposed and its source never completed; keep the Disposable that "
-                + "subscribe returns and dispose it, or add .disposed(by: bag) to a bag its owner releases."),
+                + "subscribe returns and dispose it, or add .disposed(by: bag) to a bag its owner releases.",
+            action: "dispose the subscription (or complete its source)"),
         LeakAdviceRule(
             name: "LeakGraphRx.Subject", priority: 200, cut: .ownerTypeContains("Subject"),
-            advice: "the subject still holds its subscriber; dispose the subscription or complete the subject."),
+            advice: "the subject still holds its subscriber; dispose the subscription or complete the subject.",
+            action: "dispose the subscription or complete the subject"),
     ]
 
     /// Registers ``rules`` and ``closureHolderPrefixes`` (idempotent).

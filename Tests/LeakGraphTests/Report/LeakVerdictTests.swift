@@ -1,0 +1,51 @@
+import LeakGraph
+import Testing
+
+@Suite("The one-sentence verdict")
+struct LeakVerdictTests {
+    private func firstCycle(_ snapshot: GraphSnapshot) throws -> (Cycle, LeakReport) {
+        let report = LeakDetector.analyze(snapshot)
+        return (try #require(report.cycles.first), report)
+    }
+
+    @Test("a back reference: what keeps itself alive, through what, how many objects leak, what to do")
+    func backReference() throws {
+        // Parent ⇄ Child, and the pair alone keeps a Cache alive.
+        let snapshot = GraphBuilder().object(1, "Parent").object(2, "Child").object(3, "Cache")
+            .edge(1, 2, "child").edge(2, 1, "parent").edge(1, 3, "cache").build()
+        let (cycle, report) = try firstCycle(snapshot)
+        let kept = LeakTrace.keptAlive(by: cycle, Dominators(snapshot, report: report))
+        #expect(kept == 1)
+        #expect(
+            LeakTrace.verdict(for: cycle, in: snapshot, keptAlive: kept)
+                == "Child keeps itself alive through Child —parent→ Parent —child→ Child; 3 objects leak; "
+                + "make `parent` in Child weak.")
+    }
+
+    @Test("a closure capture ends with making the capture weak")
+    func capture() throws {
+        let snapshot = GraphBuilder().object(1, "ViewModel").object(2, "FlatMap<Int>")
+            .edge(1, 2, "results").edge(2, 1, "capture").build()
+        let (cycle, _) = try firstCycle(snapshot)
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(sentence.hasPrefix("FlatMap<Int> keeps itself alive through FlatMap<Int> —capture→ ViewModel"))
+        #expect(sentence.hasSuffix("; 2 objects leak; make the capture of ViewModel weak."))
+    }
+
+    @Test("a library's rule gives the action; a retained cycle says who still holds it")
+    func ruleActionAndRetained() throws {
+        let rule = LeakAdviceRule(
+            name: "tests.Bus", priority: 150, cut: .ownerTypeName("Bus"), advice: "call unsubscribe().",
+            action: "unsubscribe the listener")
+        let leaked = GraphBuilder().object(1, "Bus").object(2, "Listener").edge(1, 2, "listener")
+            .edge(2, 1, "bus").build()
+        let (cycle, _) = try firstCycle(leaked)
+        #expect(LeakTrace.fix(for: cycle, in: leaked, rules: [rule])?.action == "unsubscribe the listener")
+        let held = GraphBuilder().object(1, "Parent", external: 2).object(2, "Child").edge(1, 2, "child")
+            .edge(2, 1, "parent").build()
+        let (retained, _) = try firstCycle(held)
+        #expect(
+            LeakTrace.verdict(for: retained, in: held).contains(
+                "; it is retained, not leaked: 2 reference(s) from outside still hold it"))
+    }
+}
