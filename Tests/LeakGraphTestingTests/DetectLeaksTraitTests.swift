@@ -42,6 +42,23 @@ struct DetectLeaksTraitTests {
         #expect(FileManager.default.fileExists(atPath: dotPath), "\(dotPath)")
     }
 
+    @Test("a subscription left in a long-lived bag to a subject nothing holds fails as one that can never finish")
+    func subscriptionThatCanNeverFinish() async throws {
+        let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .milliseconds(20))
+        let test = try #require(Test.current)
+        let holder = LongLivedBag()
+        try await withKnownIssue {
+            try await trait.provideScope(for: test, testCase: Test.Case.current) {
+                subscribeToDroppedSubject(keepingIn: holder)
+            }
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("Can never finish (active, but nothing outside can send them an event")
+                && text.contains("MapSink<Int") && !text.contains("Never finished")
+        }
+        holder.release()
+    }
+
     @Test("the same subscription disposed by a released bag passes", .detectLeaks)
     func disposedSubscriptionPasses() {
         disposeSubscription()

@@ -51,3 +51,22 @@ func disposeSubscription() {
     .subscribe(onNext: { _ in })
     .disposed(by: bag)
 }
+
+/// A bag that outlives the tests that put subscriptions in it, as an app's session does.
+final class LongLivedBag: @unchecked Sendable {  // test fixture: mutated under `lock` only
+    private let lock = Locked<[DisposeBag]>([])
+    func keep(_ bag: DisposeBag) { lock.withLock { $0.append(bag) } }
+    func release() {
+        _ = lock.withLock { bags in
+            defer { bags = [] }; return bags
+        }
+    }
+}
+
+/// Subscribes into `bag` to a subject that is a local: nothing can ever send it an event.
+@inline(never)
+func subscribeToDroppedSubject(keepingIn holder: LongLivedBag) {
+    let bag = DisposeBag()
+    PublishSubject<Int>().map { $0 + 1 }.subscribe(onNext: { _ in }).disposed(by: bag)
+    holder.keep(bag)
+}
