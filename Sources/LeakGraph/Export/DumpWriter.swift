@@ -48,10 +48,13 @@ extension LeakGraph {
         let stem = directory + "/" + (name ?? "leakgraph-\(getpid())")
         let json = stem + ".json"
         let dot = stem + ".dot"
-        try SafeFileWriter.write(to: json) { file in
+        // The picture is drawn on another thread while the JSON is written: a big dump's dot
+        // text takes a few tenths of a second, as long as a tenth of the JSON.
+        let picture = BackgroundResult { DotExporter.render(snapshot, report: written) }
+        try SafeFileWriter.write(to: json, overlapped: true) { file in
             JSONExporter.write(snapshot, report: written, processID: getpid(), summary: summary, to: &file)
         }
-        try SafeFileWriter.write(DotExporter.render(snapshot, report: written), to: dot)
+        try SafeFileWriter.write(picture.value, to: dot)
         var files = DumpFiles(json: json, dot: dot, svg: nil)
         if renderSVG, Graphviz.dotExecutable != nil {
             let svg = stem + ".svg"

@@ -65,29 +65,30 @@ public enum SafeFileWriter {
         fileprivate let descriptor: Int32
         fileprivate let path: String
         fileprivate(set) var failure: Failure?
+        /// When set, pieces are handed to a writer thread instead of written here.
+        fileprivate var pipeline: WritePipeline?
 
         /// Appends `bytes` to the file.
         package mutating func write(_ bytes: UnsafeRawBufferPointer) {
-            guard failure == nil, let base = bytes.baseAddress else { return }
-            var offset = 0
-            while offset < bytes.count {
-                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = Failure(path: path, reason: String(cString: strerror(errno)))
-                    return
-                }
-                offset += written
+            if let pipeline {
+                pipeline.enqueue(bytes)
+                return
             }
+            guard failure == nil, let base = bytes.baseAddress else { return }
+            if let reason = writeAll(descriptor, base, bytes.count) { failure = Failure(path: path, reason: reason) }
         }
     }
 
     /// Creates a file at `path` (never replacing one unless `replace`) and lets `body` write it
     /// in pieces, so that a big file need not be held in memory whole; removes what it created
     /// when a write fails.
-    package static func write(to path: String, replace: Bool = false, _ body: (inout Output) -> Void)
-        throws(Failure)
-    {
+    ///
+    /// - Parameter overlapped: Write the pieces on a thread of their own, so that making the next
+    ///   piece overlaps the kernel copying the last one (a dump of 400 MB spends about a second in
+    ///   `write`). Each piece is copied once; at most three wait.
+    package static func write(
+        to path: String, replace: Bool = false, overlapped: Bool = false, _ body: (inout Output) -> Void
+    ) throws(Failure) {
         let flags = O_WRONLY | O_CREAT | O_TRUNC | (replace ? 0 : O_EXCL)
         let descriptor = open(path, flags, 0o644)
         guard descriptor >= 0 else {
@@ -95,7 +96,9 @@ public enum SafeFileWriter {
             throw Failure(path: path, reason: reason)
         }
         var output = Output(descriptor: descriptor, path: path)
+        if overlapped { output.pipeline = WritePipeline(descriptor: descriptor) }
         body(&output)
+        if let reason = output.pipeline?.finish() { output.failure = Failure(path: path, reason: reason) }
         var failure = output.failure
         if failure == nil && fsyncIfRegular(descriptor) != 0 {
             failure = Failure(path: path, reason: String(cString: strerror(errno)))
@@ -129,3 +132,89 @@ public enum SafeFileWriter {
 #elseif canImport(Darwin)
     private let systemWrite = Darwin.write
 #endif
+
+/// Writes all of `count` bytes at `base`, retrying interrupted and partial writes; the error's
+/// text on failure.
+private func writeAll(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> String? {
+    var offset = 0
+    while offset < count {
+        let written = systemWrite(descriptor, base + offset, count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return String(cString: strerror(errno))
+        }
+        offset += written
+    }
+    return nil
+}
+
+/// A writer thread fed through three buffers: the producer copies a piece into a free buffer and
+/// goes on; the thread writes full buffers in order and frees them.
+///
+/// `@unchecked Sendable`: the buffers are handed over through the semaphores and the locked
+/// queues (a buffer is either free, owned by the producer while it fills it, queued, or owned by
+/// the writer while it writes it: each hand-over goes through a lock, which also orders the
+/// buffer's bytes for the thread sanitizer); the failure is behind a lock.
+private final class WritePipeline: @unchecked Sendable {
+    private static let bufferCount = 3
+    private let descriptor: Int32
+    /// A fixed table, not an array: the two threads touch different entries at once, which a
+    /// Swift array's copy-on-write check would make a race.
+    private let buffers: UnsafeMutablePointer<UnsafeMutableRawBufferPointer>
+    private let freeBuffers = Locked<[Int]>(Array(0..<WritePipeline.bufferCount))
+    /// Buffers to write and their lengths, in order; a length of -1 ends the thread.
+    private let queued = Locked<[(buffer: Int, count: Int)]>([])
+    private let freeCount = DispatchSemaphore(value: WritePipeline.bufferCount)
+    private let queuedCount = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let failure = Locked<String?>(nil)
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+        buffers = .allocate(capacity: Self.bufferCount)
+        buffers.initialize(repeating: UnsafeMutableRawBufferPointer(start: nil, count: 0), count: Self.bufferCount)
+        let thread = Thread { [self] in run() }
+        thread.name = "leakgraph-writer"
+        thread.start()
+    }
+
+    /// Copies `bytes` into a free buffer (growing it if needed) and queues it.
+    func enqueue(_ bytes: UnsafeRawBufferPointer) {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        freeCount.wait()
+        let index = freeBuffers.withLock { $0.removeLast() }
+        if buffers[index].count < bytes.count {
+            buffers[index].deallocate()
+            buffers[index] = .allocate(byteCount: bytes.count, alignment: 16)
+        }
+        buffers[index].baseAddress!.copyMemory(from: base, byteCount: bytes.count)
+        queued.withLock { $0.append((index, bytes.count)) }
+        queuedCount.signal()
+    }
+
+    /// Waits for every queued piece to be written; the first write error's text, if any.
+    func finish() -> String? {
+        queued.withLock { $0.append((0, -1)) }
+        queuedCount.signal()
+        finished.wait()
+        for index in 0..<Self.bufferCount { buffers[index].deallocate() }
+        buffers.deallocate()
+        return failure.withLock { $0 }
+    }
+
+    private func run() {
+        while true {
+            queuedCount.wait()
+            let (index, count) = queued.withLock { $0.removeFirst() }
+            if count < 0 { break }
+            if failure.withLock({ $0 == nil }), let base = buffers[index].baseAddress,
+                let reason = writeAll(descriptor, base, count)
+            {
+                failure.withLock { $0 = reason }
+            }
+            freeBuffers.withLock { $0.append(index) }
+            freeCount.signal()
+        }
+        finished.signal()
+    }
+}
