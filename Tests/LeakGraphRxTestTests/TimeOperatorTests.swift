@@ -193,3 +193,30 @@ final class ReadmeExampleTests: XCTestCase {
         scheduler.assertNoLeaks()
     }
 }
+
+/// The time operators RxSwift gives every trait, on virtual time.
+final class TraitTimeOperatorTests: XCTestCase {
+    func testSingleDelay() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let delayed = scheduler.start { Single.just(1).delay(.seconds(5), scheduler: scheduler).asObservable() }
+        XCTAssertEqual(delayed.events, [.next(205, 1), .completed(205)])
+        scheduler.assertNoLeaks()
+    }
+
+    func testSingleTimeoutSwitchesToTheOtherSingle() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let late = scheduler.createColdObservable([.next(30, 7), .completed(30)])
+        let timedOut = scheduler.start {
+            late.asSingle().timeout(.seconds(10), other: .just(-1), scheduler: scheduler).asObservable()
+        }
+        XCTAssertEqual(timedOut.events, [.next(210, -1), .completed(210)])
+        scheduler.assertNoLeaks()
+    }
+
+    func testSingleTimerEmitsZeroThenCompletes() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let timer = scheduler.start { Single<Int>.timer(.seconds(3), scheduler: scheduler).asObservable() }
+        XCTAssertEqual(timer.events, [.next(203, 0), .completed(203)])
+        scheduler.assertNoLeaks()
+    }
+}

@@ -7,9 +7,23 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1).concat(Observable.of(2)).subscribe(onNext: { print($0) })   // 1, 2
     /// ```
-    public func concat<Source: ObservableType>(_ second: Source) -> Observable<Element>
+    public func concat<Source: ObservableConvertibleType>(_ second: Source) -> Observable<Element>
     where Source.Element == Element {
         Concat(sources: [asObservable(), second.asObservable()])
+    }
+
+    /// Emits the elements of each observable of `sequence` in turn. (The sequence is read
+    /// whole at subscription; RxSwift reads it as it goes, which only differs for a sequence
+    /// without end.)
+    public static func concat<Sequence: Swift.Sequence>(_ sequence: Sequence) -> Observable<Element>
+    where Sequence.Element == Observable<Element> {
+        Observable.deferred { Concat(sources: Array(sequence)) }
+    }
+
+    /// Emits the elements of each observable of `collection` in turn.
+    public static func concat<Collection: Swift.Collection>(_ collection: Collection) -> Observable<Element>
+    where Collection.Element == Observable<Element> {
+        Concat(sources: Array(collection))
     }
 
     /// Emits the elements of each of `sources` in turn, subscribing to the next when the

@@ -79,6 +79,12 @@ extension ObservableType {
     }
 
     /// Merges the elements of `sources`; completes when all completed.
+    public static func merge<Collection: Swift.Collection>(_ sources: Collection) -> Observable<Element>
+    where Collection.Element == Observable<Element> {
+        merge(Array(sources))
+    }
+
+    /// Emits the elements of all of `sources` as they come.
     public static func merge(_ sources: [Observable<Element>]) -> Observable<Element> {
         Observable.from(sources, scheduler: SynchronousLoop()).merge()
     }

@@ -2,6 +2,14 @@ import LeakGraph
 import Synchronization
 
 extension ObservableType {
+    /// Maps each element to an infallible and forwards only the latest one's elements: the
+    /// result cannot fail either.
+    public func flatMapLatest<Source: InfallibleType>(_ selector: @escaping (Element) throws -> Source)
+        -> Infallible<Source.Element>
+    {
+        Infallible(flatMapLatest { try selector($0).asObservable() })
+    }
+
     /// Maps each element to an observable and forwards only the latest one's elements:
     /// a new element disposes the previous inner subscription.
     ///

@@ -46,3 +46,10 @@ public final class BehaviorRelay<Element>: TrackedObject, ObservableType, @unche
         subject.asObservable()
     }
 }
+
+extension BehaviorRelay {
+    /// The relay as an infallible (a relay never fails).
+    public func asInfallible() -> Infallible<Element> {
+        asInfallible(onErrorFallbackTo: .empty())
+    }
+}

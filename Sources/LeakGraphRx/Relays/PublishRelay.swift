@@ -40,3 +40,10 @@ public final class PublishRelay<Element>: TrackedObject, ObservableType, @unchec
         subject.asObservable()
     }
 }
+
+extension PublishRelay {
+    /// The relay as an infallible (a relay never fails).
+    public func asInfallible() -> Infallible<Element> {
+        asInfallible(onErrorFallbackTo: .empty())
+    }
+}

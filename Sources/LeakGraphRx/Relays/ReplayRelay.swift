@@ -46,3 +46,10 @@ public final class ReplayRelay<Element>: TrackedObject, ObservableType, @uncheck
         subject.asObservable()
     }
 }
+
+extension ReplayRelay {
+    /// The relay as an infallible (a relay never fails).
+    public func asInfallible() -> Infallible<Element> {
+        asInfallible(onErrorFallbackTo: .empty())
+    }
+}

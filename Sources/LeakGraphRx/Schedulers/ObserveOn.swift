@@ -9,6 +9,12 @@ extension ObservableType {
     public func observe(on scheduler: ImmediateSchedulerType) -> Observable<Element> {
         ObserveOn(source: asObservable(), scheduler: scheduler)
     }
+
+    /// RxSwift 5's name for ``observe(on:)``.
+    @available(*, deprecated, renamed: "observe(on:)")
+    public func observeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
+        observe(on: scheduler)
+    }
 }
 
 private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType {

@@ -5,6 +5,12 @@ extension ObservableType {
     public func subscribe(on scheduler: ImmediateSchedulerType) -> Observable<Element> {
         SubscribeOn(source: asObservable(), scheduler: scheduler)
     }
+
+    /// RxSwift 5's name for ``subscribe(on:)``.
+    @available(*, deprecated, renamed: "subscribe(on:)")
+    public func subscribeOn(_ scheduler: ImmediateSchedulerType) -> Observable<Element> {
+        subscribe(on: scheduler)
+    }
 }
 
 private final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType {

@@ -96,34 +96,35 @@ extension InfallibleType {
     }
 
     /// Merges the infallibles `selector` makes of each element.
-    public func flatMap<Source: InfallibleType>(_ selector: @escaping (Element) -> Source) -> Infallible<Source.Element>
-    {
+    public func flatMap<Source: ObservableConvertibleType>(_ selector: @escaping (Element) -> Source) -> Infallible<
+        Source.Element
+    > {
         Infallible(asObservable().flatMap { selector($0).asObservable() })
     }
 
     /// Follows only the infallible made of the latest element.
-    public func flatMapLatest<Source: InfallibleType>(_ selector: @escaping (Element) -> Source)
+    public func flatMapLatest<Source: ObservableConvertibleType>(_ selector: @escaping (Element) -> Source)
         -> Infallible<Source.Element>
     {
         Infallible(asObservable().flatMapLatest { selector($0).asObservable() })
     }
 
     /// Ignores elements while the infallible made of an earlier one still runs.
-    public func flatMapFirst<Source: InfallibleType>(_ selector: @escaping (Element) -> Source)
+    public func flatMapFirst<Source: ObservableConvertibleType>(_ selector: @escaping (Element) -> Source)
         -> Infallible<Source.Element>
     {
         Infallible(asObservable().flatMapFirst { selector($0).asObservable() })
     }
 
     /// Runs the infallibles made of each element one after another.
-    public func concatMap<Source: InfallibleType>(_ selector: @escaping (Element) -> Source)
+    public func concatMap<Source: ObservableConvertibleType>(_ selector: @escaping (Element) -> Source)
         -> Infallible<Source.Element>
     {
         Infallible(asObservable().concatMap { selector($0).asObservable() })
     }
 
     /// This sequence, then `second`.
-    public func concat<Source: InfallibleType>(_ second: Source) -> Infallible<Element>
+    public func concat<Source: ObservableConvertibleType>(_ second: Source) -> Infallible<Element>
     where Source.Element == Element {
         Infallible(Observable.concat(asObservable(), second.asObservable()))
     }
@@ -161,7 +162,7 @@ extension InfallibleType {
     }
 
     /// Elements until `other` emits.
-    public func take<Other: ObservableType>(until other: Other) -> Infallible<Element> {
+    public func take(until other: some ObservableType) -> Infallible<Element> {
         Infallible(asObservable().take(until: other))
     }
 
@@ -207,11 +208,101 @@ extension Infallible {
     ) -> Infallible<Element> {
         Infallible(Observable.combineLatest(a.asObservable(), b.asObservable(), resultSelector: resultSelector))
     }
+}
 
-    /// `zip` of two infallibles.
-    public static func zip<A: InfallibleType, B: InfallibleType>(
-        _ a: A, _ b: B, resultSelector: @escaping (A.Element, B.Element) throws -> Element
+extension InfallibleType {
+    /// Elements whose key differs from the previous element's.
+    public func distinctUntilChanged(_ keySelector: @escaping (Element) throws -> some Equatable) -> Infallible<Element>
+    {
+        Infallible(asObservable().distinctUntilChanged(keySelector))
+    }
+
+    /// Elements whose key differs from the previous element's by `comparer`.
+    public func distinctUntilChanged<Key>(
+        _ keySelector: @escaping (Element) throws -> Key, comparer: @escaping (Key, Key) throws -> Bool
     ) -> Infallible<Element> {
-        Infallible(Observable.zip(a.asObservable(), b.asObservable(), resultSelector: resultSelector))
+        Infallible(asObservable().distinctUntilChanged(keySelector, comparer: comparer))
+    }
+
+    /// Elements whose value at `keyPath` differs from the previous element's.
+    public func distinctUntilChanged(at keyPath: KeyPath<Element, some Equatable>) -> Infallible<Element> {
+        Infallible(asObservable().distinctUntilChanged(at: keyPath))
+    }
+
+    /// The infallibles of `sequence`, one after another.
+    public static func concat<Sequence: Swift.Sequence>(_ sequence: Sequence) -> Infallible<Element>
+    where Sequence.Element == Infallible<Element> {
+        Infallible(Observable.concat(sequence.map { $0.asObservable() }))
+    }
+
+    /// The infallibles of `collection`, one after another.
+    public static func concat<Collection: Swift.Collection>(_ collection: Collection) -> Infallible<Element>
+    where Collection.Element == Infallible<Element> {
+        Infallible(Observable.concat(collection.map { $0.asObservable() }))
+    }
+
+    /// The elements of every infallible of `sources` as they come. (RxSwift 6.10 concatenates
+    /// them here, unlike its other `merge` forms: LeakGraphRx merges, as the name says.)
+    public static func merge<Collection: Swift.Collection>(_ sources: Collection) -> Infallible<Element>
+    where Collection.Element == Infallible<Element> {
+        Infallible(Observable.merge(sources.map { $0.asObservable() }))
+    }
+
+    /// Elements until `other` emits an element.
+    public func take(until other: some InfallibleType) -> Infallible<Element> {
+        Infallible(asObservable().take(until: other.asObservable()))
+    }
+
+    /// Elements until one satisfies `predicate` (included with `.inclusive`).
+    public func take(until predicate: @escaping (Element) throws -> Bool, behavior: TakeBehavior = .exclusive)
+        -> Infallible<Element>
+    {
+        Infallible(asObservable().take(until: predicate, behavior: behavior))
+    }
+
+    /// Elements while they satisfy `predicate` (the first that does not is included with `.inclusive`).
+    public func take(while predicate: @escaping (Element) throws -> Bool, behavior: TakeBehavior = .exclusive)
+        -> Infallible<Element>
+    {
+        Infallible(asObservable().take(while: predicate, behavior: behavior))
+    }
+
+    /// Elements after `other` emits an element.
+    public func skip(until other: some ObservableType) -> Infallible<Element> {
+        Infallible(asObservable().skip(until: other))
+    }
+
+    /// Each element with `obj`, held weakly; completes when `obj` is gone.
+    public func withUnretained<Object: AnyObject, Out>(
+        _ obj: Object, resultSelector: @escaping (Object, Element) -> Out
+    ) -> Infallible<Out> {
+        Infallible(asObservable().withUnretained(obj, resultSelector: resultSelector))
+    }
+
+    /// Each element paired with `obj`, held weakly; completes when `obj` is gone.
+    public func withUnretained<Object: AnyObject>(_ obj: Object) -> Infallible<(Object, Element)> {
+        withUnretained(obj) { ($0, $1) }
+    }
+
+    /// Prints every event and subscription, as ``ObservableType/debug(_:trimOutput:file:line:function:)``.
+    public func debug(
+        _ identifier: String? = nil, trimOutput: Bool = false, file: String = #file, line: UInt = #line,
+        function: String = #function
+    ) -> Infallible<Element> {
+        Infallible(
+            asObservable().debug(identifier, trimOutput: trimOutput, file: file, line: line, function: function))
+    }
+
+    /// `resultSelector` of the latest element of every infallible of `collection`, once all have one.
+    public static func combineLatest<Collection: Swift.Collection>(
+        _ collection: Collection, resultSelector: @escaping ([Collection.Element.Element]) throws -> Element
+    ) -> Infallible<Element> where Collection.Element: InfallibleType {
+        Infallible(Observable.combineLatest(collection.map { $0.asObservable() }, resultSelector: resultSelector))
+    }
+
+    /// The latest element of every infallible of `collection`, as an array, once all have one.
+    public static func combineLatest<Collection: Swift.Collection>(_ collection: Collection) -> Infallible<Element>
+    where Collection.Element: InfallibleType, Element == [Collection.Element.Element] {
+        Infallible(Observable.combineLatest(collection.map { $0.asObservable() }))
     }
 }

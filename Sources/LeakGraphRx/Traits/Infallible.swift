@@ -118,3 +118,5 @@ extension InfallibleType {
         Infallible(asObservable())
     }
 }
+
+extension InfallibleEvent: EventConvertible {}

@@ -151,17 +151,4 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
     public func asCompletable() -> Completable {
         Completable(raw: primitiveSequence.asObservable().ignoreElements())
     }
-
-    /// Both elements, combined, once both singles succeed; the first error fails it.
-    public static func zip<Other, Result>(
-        _ first: Single<Element>, _ second: Single<Other>,
-        resultSelector: @escaping (Element, Other) throws -> Result
-    ) -> Single<Result> {
-        Single(raw: Observable.zip(first.asObservable(), second.asObservable(), resultSelector: resultSelector))
-    }
-
-    /// Both elements, as a tuple, once both singles succeed.
-    public static func zip<Other>(_ first: Single<Element>, _ second: Single<Other>) -> Single<(Element, Other)> {
-        Single(raw: Observable.zip(first.asObservable(), second.asObservable()) { ($0, $1) })
-    }
 }
