@@ -24,3 +24,7 @@ public class Observable<Element>: TrackedObject, ObservableType {
     /// Returns itself.
     public func asObservable() -> Observable<Element> { self }
 }
+
+/// ``Observable``, under a name that does not clash with other modules' `Observable` (the
+/// Observation framework's macro, for one).
+public typealias RxObservable<Element> = Observable<Element>

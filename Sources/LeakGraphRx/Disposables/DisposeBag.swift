@@ -52,7 +52,49 @@ public final class DisposeBag: TrackedObject, @unchecked Sendable {
 
     /// Adds every disposable in `disposables`.
     public func insert(_ disposables: Disposable...) {
+        insert(disposables)
+    }
+
+    /// Adds every disposable in `disposables`.
+    public func insert(_ disposables: [Disposable]) {
         for disposable in disposables { insert(disposable) }
+    }
+
+    /// Adds every disposable `builder` lists.
+    ///
+    /// ```swift
+    /// bag.insert {
+    ///     names.subscribe(onNext: { print($0) })
+    ///     ages.subscribe(onNext: { print($0) })
+    /// }
+    /// ```
+    public func insert(@DisposableBuilder builder: () -> [Disposable]) {
+        insert(builder())
+    }
+
+    /// A bag that already holds `disposables`.
+    public convenience init(disposing disposables: Disposable...) {
+        self.init(disposing: disposables)
+    }
+
+    /// A bag that already holds `disposables`.
+    public convenience init(disposing disposables: [Disposable]) {
+        self.init()
+        insert(disposables)
+    }
+
+    /// A bag that already holds the disposables `builder` lists.
+    public convenience init(@DisposableBuilder builder: () -> [Disposable]) {
+        self.init(disposing: builder())
+    }
+
+    /// Lists disposables, one per line, for ``insert(builder:)`` and ``init(builder:)``.
+    @resultBuilder
+    public struct DisposableBuilder {
+        /// The listed disposables.
+        public static func buildBlock(_ disposables: Disposable...) -> [Disposable] {
+            disposables
+        }
     }
 
     deinit {

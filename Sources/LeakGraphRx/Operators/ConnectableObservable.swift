@@ -9,7 +9,7 @@ import Synchronization
 /// _ = published.subscribe(onNext: { print($0) })
 /// _ = published.connect()   // 1, 2
 /// ```
-public class ConnectableObservable<Element>: Observable<Element> {
+public class ConnectableObservable<Element>: Observable<Element>, ConnectableObservableType {
     override init(label: String? = nil) {
         super.init(label: label)
     }
@@ -18,6 +18,38 @@ public class ConnectableObservable<Element>: Observable<Element> {
     /// disconnects). Connecting again while connected returns the same connection.
     public func connect() -> Disposable {
         fatalError("ConnectableObservable.connect is abstract")
+    }
+}
+
+/// An observable that starts its work only when connected (``ConnectableObservable`` and
+/// connectable types of your own).
+public protocol ConnectableObservableType: ObservableType {
+    /// Starts the work; disposing the result stops it.
+    func connect() -> Disposable
+}
+
+extension ConnectableObservableType {
+    /// Connects when the first subscriber arrives and disconnects when the last one leaves.
+    public func refCount() -> Observable<Element> {
+        if let own = self as? ConnectableObservable<Element> { return own.refCount() }
+        return ConnectableForwarder(self).refCount()
+    }
+}
+
+/// Another module's connectable type as a ``ConnectableObservable``, for `refCount()`.
+private final class ConnectableForwarder<Source: ConnectableObservableType>: ConnectableObservable<Source.Element> {
+    private let source: Source
+
+    init(_ source: Source) {
+        self.source = source
+        super.init()
+    }
+
+    override func connect() -> Disposable { source.connect() }
+
+    override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        source.subscribe(observer)
     }
 }
 

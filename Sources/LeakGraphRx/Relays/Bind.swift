@@ -95,8 +95,9 @@ private final class RelayBinding<Relay: TrackedObject, Element>: TrackedObject, 
     }
 }
 
-/// What RxRelay does with an error bound to a relay: stop in a debug build, print otherwise.
-private func bindingFailed(_ message: String) {
+/// What RxRelay does with an error bound to a relay (and `Binder` with one bound to it): stop in
+/// a debug build, print otherwise.
+func bindingFailed(_ message: String) {
     #if DEBUG
         fatalError(message)
     #else

@@ -120,6 +120,11 @@ package final class MainQueueWatchdog: Sendable {
 /// asynchronously.
 public final class ConcurrentMainScheduler: SchedulerType, @unchecked Sendable {
     // @unchecked Sendable: immutable, Sendable state.
+    /// Time intervals, as the other dispatch schedulers use.
+    public typealias TimeInterval = Foundation.TimeInterval
+    /// Absolute time.
+    public typealias Time = Date
+
     private let mainScheduler: MainScheduler
 
     /// The current time.

@@ -18,6 +18,9 @@ import Synchronization
 public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
     UnsubscribeType, @unchecked Sendable
 {
+    /// The subject itself as its observer.
+    public typealias SubjectObserverType = BehaviorSubject<Element>
+
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
     private struct State {
         var observers = ObserverBag()

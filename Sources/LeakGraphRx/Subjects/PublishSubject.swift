@@ -20,6 +20,9 @@ import LeakGraph
 public final class PublishSubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
     UnsubscribeType, @unchecked Sendable
 {
+    /// The subject itself as its observer.
+    public typealias SubjectObserverType = PublishSubject<Element>
+
     // @unchecked Sendable: all mutable state is in `state` or `stopEvent`, behind `state`'s lock.
     private let state = Locked(SubjectState())
     /// The terminal event; read and written only under `state`'s lock (and only once

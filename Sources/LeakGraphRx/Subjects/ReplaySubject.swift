@@ -15,6 +15,9 @@ import Synchronization
 public final class ReplaySubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
     UnsubscribeType, @unchecked Sendable
 {
+    /// The subject itself as its observer.
+    public typealias SubjectObserverType = ReplaySubject<Element>
+
     // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
     private struct State {
         var observers = ObserverBag()

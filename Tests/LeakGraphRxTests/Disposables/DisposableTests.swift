@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import LeakGraphRx
 import Testing
@@ -100,4 +101,44 @@ struct DisposableTests {
 struct SendableDisposable: @unchecked Sendable {
     let disposable: Disposable
     init(_ disposable: Disposable) { self.disposable = disposable }
+}
+
+@Suite("RxSwift's other disposables and the bag's builders")
+struct MoreDisposableTests {
+    @Test("BooleanDisposable remembers; ScheduledDisposable disposes once, on its scheduler")
+    func booleanAndScheduled() {
+        let flag = BooleanDisposable()
+        #expect(!flag.isDisposed)
+        flag.dispose()
+        #expect(flag.isDisposed)
+        #expect(BooleanDisposable(isDisposed: true).isDisposed)
+        let scheduler = HistoricalScheduler(initialClock: Date(timeIntervalSince1970: 0))
+        let inner = BooleanDisposable()
+        let scheduled = ScheduledDisposable(scheduler: scheduler, disposable: inner)
+        scheduled.dispose()
+        #expect(!inner.isDisposed && !scheduled.isDisposed)
+        scheduler.start()
+        #expect(inner.isDisposed && scheduled.isDisposed)
+        scheduled.dispose()
+        scheduler.start()
+        #expect(scheduled.isDisposed)
+    }
+
+    @Test("a bag made with its disposables, by list, array or builder, disposes them all")
+    func bagBuilders() {
+        let flags = (0..<6).map { _ in BooleanDisposable() }
+        do {
+            let listed = DisposeBag(disposing: flags[0], flags[1])
+            let built = DisposeBag {
+                flags[2]
+                flags[3]
+            }
+            built.insert {
+                flags[4]
+            }
+            built.insert([flags[5]])
+            withExtendedLifetime((listed, built)) { #expect(flags.allSatisfy { !$0.isDisposed }) }
+        }
+        #expect(flags.allSatisfy { $0.isDisposed })
+    }
 }
