@@ -36,14 +36,6 @@ extension ObservableType {
             complete: complete, resultSelector: select, connect: connect)
     }
 
-    /// `combineLatest` of 4 sources as tuples.
-    public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType>(
-        _ a: A, _ b: B, _ c: C, _ d: D
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element) {
-        combineLatest(a, b, c, d) { ($0, $1, $2, $3) }
-    }
-
     /// `combineLatest` of 5 sources.
     public static func combineLatest<
         A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
@@ -80,16 +72,6 @@ extension ObservableType {
         return CombineLatest<Partial, Complete, Element>(
             sources: [a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable()],
             partial: initial, complete: complete, resultSelector: select, connect: connect)
-    }
-
-    /// `combineLatest` of 5 sources as tuples.
-    public static func combineLatest<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element) {
-        combineLatest(a, b, c, d, e) { ($0, $1, $2, $3, $4) }
     }
 
     /// `combineLatest` of 6 sources.
@@ -132,16 +114,6 @@ extension ObservableType {
                 a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable(),
                 f.asObservable(),
             ], partial: initial, complete: complete, resultSelector: select, connect: connect)
-    }
-
-    /// `combineLatest` of 6 sources as tuples.
-    public static func combineLatest<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType, F: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element) {
-        combineLatest(a, b, c, d, e, f) { ($0, $1, $2, $3, $4, $5) }
     }
 
     /// `combineLatest` of 7 sources.
@@ -188,17 +160,6 @@ extension ObservableType {
                 a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable(),
                 f.asObservable(), g.asObservable(),
             ], partial: initial, complete: complete, resultSelector: select, connect: connect)
-    }
-
-    /// `combineLatest` of 7 sources as tuples.
-    public static func combineLatest<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
-        F: ObservableType, G: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element) {
-        combineLatest(a, b, c, d, e, f, g) { ($0, $1, $2, $3, $4, $5, $6) }
     }
 
     /// `combineLatest` of 8 sources.
@@ -252,14 +213,76 @@ extension ObservableType {
             ], partial: initial, complete: complete, resultSelector: select, connect: connect)
     }
 
+}
+
+extension ObservableType where Element == Any {
+    /// `combineLatest` of 4 sources as tuples.
+    public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType>(
+        _ a: A, _ b: B, _ c: C, _ d: D
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element) throws -> (A.Element, B.Element, C.Element, D.Element) = {
+                ($0, $1, $2, $3)
+            }
+        return Observable<(A.Element, B.Element, C.Element, D.Element)>.combineLatest(
+            a, b, c, d, resultSelector: select)
+    }
+
+    /// `combineLatest` of 5 sources as tuples.
+    public static func combineLatest<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element
+            ) = { ($0, $1, $2, $3, $4) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)>.combineLatest(
+            a, b, c, d, e, resultSelector: select)
+    }
+
+    /// `combineLatest` of 6 sources as tuples.
+    public static func combineLatest<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType, F: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element
+            ) = { ($0, $1, $2, $3, $4, $5) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)>.combineLatest(
+            a, b, c, d, e, f, resultSelector: select)
+    }
+
+    /// `combineLatest` of 7 sources as tuples.
+    public static func combineLatest<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
+        F: ObservableType, G: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element
+            ) = { ($0, $1, $2, $3, $4, $5, $6) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)>.combineLatest(
+            a, b, c, d, e, f, g, resultSelector: select)
+    }
+
     /// `combineLatest` of 8 sources as tuples.
     public static func combineLatest<
         A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
         F: ObservableType, G: ObservableType, H: ObservableType
     >(
         _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element) {
-        combineLatest(a, b, c, d, e, f, g, h) { ($0, $1, $2, $3, $4, $5, $6, $7) }
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element
+            ) = { ($0, $1, $2, $3, $4, $5, $6, $7) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)>
+            .combineLatest(a, b, c, d, e, f, g, h, resultSelector: select)
     }
 }

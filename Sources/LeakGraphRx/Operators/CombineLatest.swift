@@ -47,19 +47,6 @@ extension ObservableType {
             })
     }
 
-    /// `combineLatest` of two sources as tuples.
-    public static func combineLatest<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<
-        (A.Element, B.Element)
-    > where Element == (A.Element, B.Element) {
-        combineLatest(a, b) { ($0, $1) }
-    }
-
-    /// `combineLatest` of three sources as tuples.
-    public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType>(
-        _ a: A, _ b: B, _ c: C
-    ) -> Observable<(A.Element, B.Element, C.Element)> where Element == (A.Element, B.Element, C.Element) {
-        combineLatest(a, b, c) { ($0, $1, $2) }
-    }
 }
 
 /// The shared sink of combineLatest: `Partial` holds the latest value of each source (as
@@ -155,5 +142,23 @@ final class CombineLatest<Partial, Complete, Element>: Producer<Element> {
             observer: AnyObserver(observer), cancel: cancel)
         if let tracked = asTrackedObject(observer) { sink.addTrackedEdge(to: tracked, label: .observer) }
         return (sink, CompositeDisposable(disposables: connect(sink)))
+    }
+}
+
+extension ObservableType where Element == Any {
+    /// `combineLatest` of two sources as tuples.
+    public static func combineLatest<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<
+        (A.Element, B.Element)
+    > {
+        let select: (A.Element, B.Element) throws -> (A.Element, B.Element) = { ($0, $1) }
+        return Observable<(A.Element, B.Element)>.combineLatest(a, b, resultSelector: select)
+    }
+
+    /// `combineLatest` of three sources as tuples.
+    public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType>(
+        _ a: A, _ b: B, _ c: C
+    ) -> Observable<(A.Element, B.Element, C.Element)> {
+        let select: (A.Element, B.Element, C.Element) throws -> (A.Element, B.Element, C.Element) = { ($0, $1, $2) }
+        return Observable<(A.Element, B.Element, C.Element)>.combineLatest(a, b, c, resultSelector: select)
     }
 }

@@ -36,14 +36,6 @@ extension ObservableType {
             connect: connect)
     }
 
-    /// `zip` of 4 sources as tuples.
-    public static func zip<A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType>(
-        _ a: A, _ b: B, _ c: C, _ d: D
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element) {
-        zip(a, b, c, d) { ($0, $1, $2, $3) }
-    }
-
     /// `zip` of 5 sources.
     public static func zip<
         A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
@@ -84,16 +76,6 @@ extension ObservableType {
             sources: [a.asObservable(), b.asObservable(), c.asObservable(), d.asObservable(), e.asObservable()],
             queues: initial, pop: pop, resultSelector: select,
             connect: connect)
-    }
-
-    /// `zip` of 5 sources as tuples.
-    public static func zip<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element) {
-        zip(a, b, c, d, e) { ($0, $1, $2, $3, $4) }
     }
 
     /// `zip` of 6 sources.
@@ -140,16 +122,6 @@ extension ObservableType {
                 f.asObservable(),
             ], queues: initial, pop: pop, resultSelector: select,
             connect: connect)
-    }
-
-    /// `zip` of 6 sources as tuples.
-    public static func zip<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType, F: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element) {
-        zip(a, b, c, d, e, f) { ($0, $1, $2, $3, $4, $5) }
     }
 
     /// `zip` of 7 sources.
@@ -200,17 +172,6 @@ extension ObservableType {
                 f.asObservable(), g.asObservable(),
             ], queues: initial, pop: pop, resultSelector: select,
             connect: connect)
-    }
-
-    /// `zip` of 7 sources as tuples.
-    public static func zip<
-        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
-        F: ObservableType, G: ObservableType
-    >(
-        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element) {
-        zip(a, b, c, d, e, f, g) { ($0, $1, $2, $3, $4, $5, $6) }
     }
 
     /// `zip` of 8 sources.
@@ -268,14 +229,75 @@ extension ObservableType {
             connect: connect)
     }
 
+}
+
+extension ObservableType where Element == Any {
+    /// `zip` of 4 sources as tuples.
+    public static func zip<A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType>(
+        _ a: A, _ b: B, _ c: C, _ d: D
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element) throws -> (A.Element, B.Element, C.Element, D.Element) = {
+                ($0, $1, $2, $3)
+            }
+        return Observable<(A.Element, B.Element, C.Element, D.Element)>.zip(a, b, c, d, resultSelector: select)
+    }
+
+    /// `zip` of 5 sources as tuples.
+    public static func zip<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element
+            ) = { ($0, $1, $2, $3, $4) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element)>.zip(
+            a, b, c, d, e, resultSelector: select)
+    }
+
+    /// `zip` of 6 sources as tuples.
+    public static func zip<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType, F: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element
+            ) = { ($0, $1, $2, $3, $4, $5) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element)>.zip(
+            a, b, c, d, e, f, resultSelector: select)
+    }
+
+    /// `zip` of 7 sources as tuples.
+    public static func zip<
+        A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
+        F: ObservableType, G: ObservableType
+    >(
+        _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element
+            ) = { ($0, $1, $2, $3, $4, $5, $6) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element)>.zip(
+            a, b, c, d, e, f, g, resultSelector: select)
+    }
+
     /// `zip` of 8 sources as tuples.
     public static func zip<
         A: ObservableType, B: ObservableType, C: ObservableType, D: ObservableType, E: ObservableType,
         F: ObservableType, G: ObservableType, H: ObservableType
     >(
         _ a: A, _ b: B, _ c: C, _ d: D, _ e: E, _ f: F, _ g: G, _ h: H
-    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)>
-    where Element == (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element) {
-        zip(a, b, c, d, e, f, g, h) { ($0, $1, $2, $3, $4, $5, $6, $7) }
+    ) -> Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)> {
+        let select:
+            (A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element) throws -> (
+                A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element
+            ) = { ($0, $1, $2, $3, $4, $5, $6, $7) }
+        return Observable<(A.Element, B.Element, C.Element, D.Element, E.Element, F.Element, G.Element, H.Element)>.zip(
+            a, b, c, d, e, f, g, h, resultSelector: select)
     }
 }

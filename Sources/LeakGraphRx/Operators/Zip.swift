@@ -47,19 +47,6 @@ extension ObservableType {
             })
     }
 
-    /// `zip` of two sources as tuples.
-    public static func zip<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<
-        (A.Element, B.Element)
-    > where Element == (A.Element, B.Element) {
-        zip(a, b) { ($0, $1) }
-    }
-
-    /// `zip` of three sources as tuples.
-    public static func zip<A: ObservableType, B: ObservableType, C: ObservableType>(_ a: A, _ b: B, _ c: C)
-        -> Observable<(A.Element, B.Element, C.Element)> where Element == (A.Element, B.Element, C.Element)
-    {
-        zip(a, b, c) { ($0, $1, $2) }
-    }
 }
 
 /// The shared sink of zip: `Queues` buffers each source's unpaired elements.
@@ -154,5 +141,23 @@ final class Zip<Queues, Complete, Element>: Producer<Element> {
             observer: AnyObserver(observer), cancel: cancel)
         if let tracked = asTrackedObject(observer) { sink.addTrackedEdge(to: tracked, label: .observer) }
         return (sink, CompositeDisposable(disposables: connect(sink)))
+    }
+}
+
+extension ObservableType where Element == Any {
+    /// `zip` of two sources as tuples.
+    public static func zip<A: ObservableType, B: ObservableType>(_ a: A, _ b: B) -> Observable<
+        (A.Element, B.Element)
+    > {
+        let select: (A.Element, B.Element) throws -> (A.Element, B.Element) = { ($0, $1) }
+        return Observable<(A.Element, B.Element)>.zip(a, b, resultSelector: select)
+    }
+
+    /// `zip` of three sources as tuples.
+    public static func zip<A: ObservableType, B: ObservableType, C: ObservableType>(_ a: A, _ b: B, _ c: C)
+        -> Observable<(A.Element, B.Element, C.Element)>
+    {
+        let select: (A.Element, B.Element, C.Element) throws -> (A.Element, B.Element, C.Element) = { ($0, $1, $2) }
+        return Observable<(A.Element, B.Element, C.Element)>.zip(a, b, c, resultSelector: select)
     }
 }

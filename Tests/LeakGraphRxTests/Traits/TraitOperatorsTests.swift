@@ -143,4 +143,17 @@ struct TraitOperatorsTests {
         waiting.cancel()
         await #expect(throws: CancellationError.self) { try await waiting.value }
     }
+
+    @Test("the tuple forms are declared on Observable<Any>, as RxSwift's: explicit or inferred")
+    func tupleFormsOnAny() {
+        let log = Log()
+        _ = Observable<Any>.zip(Observable.just(1), Observable.just("a")).subscribe(onNext: {
+            log.append("\($0.0)\($0.1)")
+        })
+        _ = Observable.combineLatest(Observable.just(2), Observable.just("b"), Observable.just(true)).subscribe(
+            onNext: {
+                log.append("\($0.0)\($0.1)\($0.2)")
+            })
+        #expect(log.entries == ["1a", "2btrue"])
+    }
 }
