@@ -89,6 +89,14 @@ final class Registry: Sendable {
         }
     }
 
+    /// The interned allocation stack of the live object in `slot`, or -1.
+    func stackID(slot: Int32) -> Int32 {
+        state.withLock { state in
+            let stack = state.objects[Int(slot)].stack
+            return stack >= 0 ? stack : -1
+        }
+    }
+
     func unregister(slot: Int32, address: UInt) {
         let released: String? = state.withLock { state in
             guard state.isLive(slot: slot, address: address) else { return nil }

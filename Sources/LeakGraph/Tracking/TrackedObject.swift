@@ -83,6 +83,9 @@ open class TrackedObject {
     /// Whether this instance is registered (tracking was on when it was allocated).
     public final var isTracked: Bool { leakGraphSlot >= 0 }
 
+    /// The registry slot (valid while ``isTracked``).
+    final var trackingSlot: Int32 { leakGraphSlot }
+
     /// Reports this object's lifecycle state (shown in reports; a finished subscription that is
     /// still held is flagged). Costs one short critical section.
     public final func reportState(_ state: ObjectState) {

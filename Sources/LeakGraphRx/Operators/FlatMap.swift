@@ -164,22 +164,12 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
+            // The inner sequence and its subscription are this subscription's work: they share
+            // its allocation stack (no capture per element).
+            let site = LeakGraph.enterAllocationSite(of: self)
+            defer { if site { LeakGraph.leaveAllocationSite() } }
             switch mode {
-            case .all:
-                // Mapped first, as RxSwift's flatMap does. (Written out: the hot path of every
-                // flatMap event.)
-                let inner: Observable<Observer.Element>
-                do {
-                    inner = try selector(element)
-                } catch {
-                    serialForward(.error(error))
-                    return
-                }
-                guard !isStopped else { return }
-                state.locked { $0.active += 1 }
-                let innerSubscription = SingleAssignmentDisposable()
-                guard let key = group.insert(innerSubscription) else { return }
-                innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
+            case .all: nextElement(element)
             case .firstOnly, .limited: nextElementLimited(element)
             }
         case .error(let error):
@@ -195,6 +185,24 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
                 sourceSubscription.dispose()
             }
         }
+    }
+
+    /// The unlimited path: mapped first, as RxSwift's flatMap does. (Written out: the hot path
+    /// of every flatMap event.)
+    @inline(__always)
+    private func nextElement(_ element: SourceElement) {
+        let inner: Observable<Observer.Element>
+        do {
+            inner = try selector(element)
+        } catch {
+            serialForward(.error(error))
+            return
+        }
+        guard !isStopped else { return }
+        state.locked { $0.active += 1 }
+        let innerSubscription = SingleAssignmentDisposable()
+        guard let key = group.insert(innerSubscription) else { return }
+        innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
     }
 
     /// The `.firstOnly` and `.limited` paths, out of line: they kept the unlimited path of
@@ -275,7 +283,9 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
             return (nil, state.sourceStopped && state.active == 0)
         }
         if let next {
-            if let inner = map(next) { subscribe(inner) }
+            LeakGraph.withAllocationSite(of: self) {
+                if let inner = map(next) { subscribe(inner) }
+            }
         } else if done {
             serialForward(.completed)
         }

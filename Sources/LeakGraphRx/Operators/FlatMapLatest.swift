@@ -66,24 +66,29 @@ private final class SwitchSink<SourceElement, Observer: ObserverType>: Serializi
         return Disposables.create(sourceSubscription, innerSubscription)
     }
 
+    private func switchTo(_ element: SourceElement) {
+        let inner: Observable<Observer.Element>
+        do {
+            inner = try selector(element)
+        } catch {
+            serialForward(.error(error))
+            return
+        }
+        let id = state.locked { state in
+            state.latest += 1
+            state.hasLatest = true
+            return state.latest
+        }
+        let subscription = SingleAssignmentDisposable()
+        innerSubscription.disposable = subscription
+        subscription.setDisposable(inner.subscribe(SwitchSinkIter(parent: self, id: id)))
+    }
+
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            let inner: Observable<Observer.Element>
-            do {
-                inner = try selector(element)
-            } catch {
-                serialForward(.error(error))
-                return
-            }
-            let id = state.locked { state in
-                state.latest += 1
-                state.hasLatest = true
-                return state.latest
-            }
-            let subscription = SingleAssignmentDisposable()
-            innerSubscription.disposable = subscription
-            subscription.setDisposable(inner.subscribe(SwitchSinkIter(parent: self, id: id)))
+            // The inner sequence and its subscription share this subscription's allocation stack.
+            LeakGraph.withAllocationSite(of: self) { switchTo(element) }
         case .error(let error):
             serialForward(.error(error))
         case .completed:

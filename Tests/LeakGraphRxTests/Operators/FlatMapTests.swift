@@ -164,4 +164,29 @@ struct ConcatTests {
     func concatLifecycle() {
         expectStandardLifecycle(lifecycleEndings { $0.concat(Observable.just(9)).subscribe(onNext: { _ in }) })
     }
+
+    @Test("an inner subscription made for an element shares the outer subscription's allocation stack")
+    func innerSubscriptionSharesTheOuterStack() {
+        let subject = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        nonisolated(unsafe) var subscriptions: [Disposable] = []
+        let outcome = lifecycle {
+            subscriptions.append(subject.flatMap { _ in inner }.subscribe(onNext: { _ in }))
+            subscriptions.append(subject.flatMapLatest { _ in inner }.subscribe(onNext: { _ in }))
+            subject.onNext(1)
+        }
+        defer { subscriptions.forEach { $0.dispose() } }
+        guard case .all = LeakGraph.stackCaptureMode else { return }
+        func stack(of type: String) -> Int?? {
+            outcome.alive.first { bareName($0.type) == type }.map(\.stack)
+        }
+        // The inner observers (made while the element was delivered, by another line) carry the
+        // stack of the sink that made them.
+        let outer = stack(of: "MergeSink")
+        #expect(outer != nil && outer! != nil)
+        #expect(stack(of: "MergeSinkIter") == outer)
+        let switching = stack(of: "SwitchSink")
+        #expect(switching != nil && switching! != nil)
+        #expect(stack(of: "SwitchSinkIter") == switching)
+    }
 }
