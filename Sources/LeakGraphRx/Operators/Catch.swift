@@ -88,17 +88,22 @@ private final class CatchSink<Observer: ObserverType>: Sink<Observer>, ObserverT
         case .next: forwardOn(event)
         case .completed: forwardTerminalAndDispose(event)
         case .error(let error):
-            let next: Observable<Element>
-            do {
-                next = try handler(error)
-            } catch {
-                return forwardError(error)
-            }
-            let proxy = ForwardingObserver<CatchSink, Element>(parent: self) { sink, event in
-                if case .next = event { sink.forwardOn(event) } else { sink.forwardTerminalAndDispose(event) }
-            }
-            subscription.disposable = next.subscribe(proxy)
+            // The fallback and its subscription share this sink's allocation stack.
+            LeakGraph.withAllocationSite(of: self) { switchToFallback(after: error) }
         }
+    }
+
+    private func switchToFallback(after error: Swift.Error) {
+        let next: Observable<Element>
+        do {
+            next = try handler(error)
+        } catch {
+            return forwardError(error)
+        }
+        let proxy = ForwardingObserver<CatchSink, Element>(parent: self) { sink, event in
+            if case .next = event { sink.forwardOn(event) } else { sink.forwardTerminalAndDispose(event) }
+        }
+        subscription.disposable = next.subscribe(proxy)
     }
 }
 
@@ -166,9 +171,12 @@ where Sources.Element == Observable<Observer.Element> {
                 if let error { forwardError(error) } else { forwardTerminalAndDispose(.completed) }
                 return
             }
-            let inner = SingleAssignmentDisposable()
-            subscription.disposable = inner
-            inner.setDisposable(next.subscribe(self))
+            // Each new attempt's subscription shares this sink's allocation stack.
+            LeakGraph.withAllocationSite(of: self) {
+                let inner = SingleAssignmentDisposable()
+                subscription.disposable = inner
+                inner.setDisposable(next.subscribe(self))
+            }
             let again = state.locked { state -> Bool in
                 state.subscribing = false
                 return state.failedWhileSubscribing

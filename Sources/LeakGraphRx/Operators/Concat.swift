@@ -93,9 +93,12 @@ private final class ConcatSink<Observer: ObserverType>: Sink<Observer>, Observer
                 forwardTerminalAndDispose(.completed)
                 return
             }
-            let subscription = SingleAssignmentDisposable()
-            current.disposable = subscription
-            subscription.setDisposable(sources[index].subscribe(self))
+            // The next source's subscription shares this sink's allocation stack.
+            LeakGraph.withAllocationSite(of: self) {
+                let subscription = SingleAssignmentDisposable()
+                current.disposable = subscription
+                subscription.setDisposable(sources[index].subscribe(self))
+            }
             let again = state.withLock { state in
                 if !state.again { state.running = false }
                 return state.again

@@ -89,9 +89,12 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
 
     private func subscribeToSource() {
         if isDisposed { return }
-        let subscription = SingleAssignmentDisposable()
-        current.disposable = subscription
-        subscription.setDisposable(source.subscribe(self))
+        // Each new attempt's subscription shares this sink's allocation stack.
+        LeakGraph.withAllocationSite(of: self) {
+            let subscription = SingleAssignmentDisposable()
+            current.disposable = subscription
+            subscription.setDisposable(source.subscribe(self))
+        }
     }
 }
 
