@@ -123,6 +123,55 @@ extension ObservableType {
     }
 }
 
+extension ObservableType {
+    /// ``multicast(makeSubject:)`` through subjects of one's own (any ``SubjectType``): each is
+    /// wrapped in a tracked forwarder that holds it (`subject` edge).
+    public func multicast<Subject: SubjectType>(makeSubject: @escaping () -> Subject) -> ConnectableObservable<Element>
+    where Subject.Observer.Element == Element, Subject.Element == Element {
+        ConnectableObservableAdapter(source: asObservable()) { ForeignSubject(makeSubject()) }
+    }
+
+    /// `multicast(_:)` through a subject of one's own (any ``SubjectType``).
+    public func multicast<Subject: SubjectType>(_ subject: Subject) -> ConnectableObservable<Element>
+    where Subject.Observer.Element == Element, Subject.Element == Element {
+        ConnectableObservableAdapter(source: asObservable(), subject: ForeignSubject(subject))
+    }
+
+    /// ``multicast(_:selector:)`` through subjects of one's own (any ``SubjectType``).
+    public func multicast<Subject: SubjectType, Result>(
+        _ subjectSelector: @escaping () throws -> Subject,
+        selector: @escaping (Observable<Subject.Element>) throws -> Observable<Result>
+    ) -> Observable<Result> where Subject.Observer.Element == Element, Subject.Element == Element {
+        multicast({ ForeignSubject(try subjectSelector()) }, selector: selector)
+    }
+}
+
+/// A subject of another module as the tracked subject a connectable observable multicasts
+/// through: events go to its observer side, subscriptions to it.
+private final class ForeignSubject<Base: SubjectType>: TrackedObject, SubjectType, ObserverType
+where Base.Observer.Element == Base.Element {
+    typealias Element = Base.Element
+    private let base: Base
+    private let observer: Base.Observer
+
+    init(_ base: Base) {
+        self.base = base
+        observer = base.asObserver()
+        super.init()
+        if type(of: base as Any) is AnyClass { LeakGraph.addEdge(from: self, to: base as AnyObject, label: "subject") }
+    }
+
+    func on(_ event: Event<Element>) { observer.on(event) }
+
+    func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable where Observer.Element == Element {
+        base.subscribe(observer)
+    }
+
+    func asObservable() -> Observable<Element> { base.asObservable() }
+
+    func asObserver() -> ForeignSubject<Base> { self }
+}
+
 /// One connection of a connectable observable to its source: forwards the source's events into
 /// the subject; a terminal event or `dispose()` disconnects it.
 final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: TrackedObject, ObserverType,

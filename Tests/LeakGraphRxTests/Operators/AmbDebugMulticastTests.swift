@@ -93,6 +93,20 @@ struct AmbDebugMulticastTests {
         subscription.dispose()
     }
 
+    @Test("multicast through a subject type of one's own, given or made, and with a selector")
+    func multicastThroughForeignSubjects() {
+        let log = Log()
+        let given = Observable.of(1, 2).multicast(LoggingSubject(log: log, name: "given"))
+        _ = given.subscribe(onNext: { log.append("a\($0)") })
+        _ = given.connect()
+        let made = Observable.of(3).multicast(makeSubject: { LoggingSubject(log: log, name: "made") })
+        _ = made.subscribe(onNext: { log.append("b\($0)") })
+        _ = made.connect()
+        _ = Observable.of(4).multicast({ LoggingSubject(log: log, name: "selected") }, selector: { $0.map { $0 * 10 } })
+            .subscribe(onNext: { log.append("c\($0)") })
+        #expect(log.entries == ["given 1", "a1", "given 2", "a2", "made 3", "b3", "selected 4", "c40"])
+    }
+
     @Test("amb, collection forms and multicast release everything after completion or dispose")
     func lifecycles() {
         expectStandardLifecycle(lifecycleEndings { $0.amb(Observable<Int>.never()).subscribe(onNext: { _ in }) })
@@ -118,4 +132,30 @@ struct AmbDebugMulticastTests {
         // The hooks are process-wide: other tests' unhandled errors may arrive meanwhile.
         #expect(received.entries.filter { $0.hasPrefix("HookProbe") } == ["HookProbe() with a call stack"])
     }
+}
+
+/// A subject type of a user's own: logs what it is sent, multicasts through a PublishSubject.
+private struct LoggingSubject: SubjectType, ObserverType {
+    typealias Element = Int
+    let log: Log
+    let name: String
+    private let subject = PublishSubject<Int>()
+
+    init(log: Log, name: String) {
+        self.log = log
+        self.name = name
+    }
+
+    func on(_ event: Event<Int>) {
+        if case .next(let value) = event { log.append("\(name) \(value)") }
+        subject.on(event)
+    }
+
+    func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable where Observer.Element == Int {
+        subject.subscribe(observer)
+    }
+
+    func asObservable() -> Observable<Int> { subject.asObservable() }
+
+    func asObserver() -> LoggingSubject { self }
 }
