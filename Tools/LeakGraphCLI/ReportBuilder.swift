@@ -30,13 +30,13 @@ package enum ReportBuilder {
         }
 
         // Leaked cycles by signature, in first-seen order, then by count.
-        var groupIndex: [String: Int] = [:]
+        var signatures = StringNumbering()
         var groups: [(first: Cycle, cycles: [[UInt64]])] = []
         for cycle in dump.cycles where cycle.leaked {
-            if let index = groupIndex[cycle.signature] {
+            let index = signatures.number(of: cycle.signature)
+            if index < groups.count {
                 groups[index].cycles.append(cycle.objects)
             } else {
-                groupIndex[cycle.signature] = groups.count
                 groups.append((cycle, [cycle.objects]))
             }
         }
@@ -107,6 +107,11 @@ struct SiteNames {
     func site(of object: ObjectInfo) -> String? {
         object.stack.flatMap { names[$0] }
     }
+
+    /// The site of the stack with id `stack`.
+    func site(ofStack stack: Int) -> String? {
+        names[stack]
+    }
 }
 
 /// Object counts by type and by allocation site, largest first, and leaked cycles by signature.
@@ -119,15 +124,37 @@ struct DumpTallies {
         let snapshot = loaded.dump.snapshot
         let names = names ?? SiteNames(snapshot)
         let leaked = loaded.dump.leakedObjectIDs
-        var types: [String: (count: Int, leaked: Int)] = [:]
-        var sites: [String: (count: Int, leaked: Int)] = [:]
+        // Counted per type number and per stack id, then named: hashing a type name and a site
+        // name per object was most of a million-object report.
+        var typeNumbers = StringNumbering()
+        var typeCounts: [(count: Int, leaked: Int)] = []
+        var stackCounts: [Int: (count: Int, leaked: Int)] = [:]
+        var noStack = (count: 0, leaked: 0)
         for object in snapshot.objects {
             let isLeaked = leaked.contains(object.id) ? 1 : 0
-            types[object.type, default: (0, 0)].count += 1
-            types[object.type, default: (0, 0)].leaked += isLeaked
-            let site = names.site(of: object) ?? SiteNames.unknown
-            sites[site, default: (0, 0)].count += 1
-            sites[site, default: (0, 0)].leaked += isLeaked
+            let index = typeNumbers.number(of: object.type)
+            if index == typeCounts.count { typeCounts.append((0, 0)) }
+            typeCounts[index].count += 1
+            typeCounts[index].leaked += isLeaked
+            if let stack = object.stack {
+                stackCounts[stack, default: (0, 0)].count += 1
+                stackCounts[stack, default: (0, 0)].leaked += isLeaked
+            } else {
+                noStack.count += 1
+                noStack.leaked += isLeaked
+            }
+        }
+        var types: [String: (count: Int, leaked: Int)] = [:]
+        for (index, name) in typeNumbers.strings.enumerated() { types[name] = typeCounts[index] }
+        var sites: [String: (count: Int, leaked: Int)] = [:]
+        for (stack, tally) in stackCounts {
+            let site = names.site(ofStack: stack) ?? SiteNames.unknown
+            sites[site, default: (0, 0)].count += tally.count
+            sites[site, default: (0, 0)].leaked += tally.leaked
+        }
+        if noStack.count > 0 {
+            sites[SiteNames.unknown, default: (0, 0)].count += noStack.count
+            sites[SiteNames.unknown, default: (0, 0)].leaked += noStack.leaked
         }
         func sorted(_ table: [String: (count: Int, leaked: Int)]) -> [LeakSummary.Tally] {
             table.map { LeakSummary.Tally(name: $0.key, count: $0.value.count, leaked: $0.value.leaked) }
@@ -141,9 +168,14 @@ struct DumpTallies {
             self.types = sorted(types)
         }
         self.sites = sorted(sites)
-        var signatures: [String: Int] = [:]
-        for cycle in loaded.dump.cycles where cycle.leaked { signatures[cycle.signature, default: 0] += 1 }
-        leakedSignatures = signatures
+        var numbering = StringNumbering()
+        var counts: [Int] = []
+        for cycle in loaded.dump.cycles where cycle.leaked {
+            let number = numbering.number(of: cycle.signature)
+            if number == counts.count { counts.append(0) }
+            counts[number] += 1
+        }
+        leakedSignatures = Dictionary(uniqueKeysWithValues: zip(numbering.strings, counts))
     }
 }
 
