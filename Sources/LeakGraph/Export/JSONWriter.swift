@@ -49,31 +49,43 @@ struct JSONWriter {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    mutating func int<T: BinaryInteger>(_ value: T) {
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
-            return
-        }
-        var magnitude = UInt64(value.magnitude)
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while magnitude > 0 {
-                buffer[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(buffer[index]) }
+    // Integers are written by non-generic functions: a generic one (and a closure over a digit
+    // buffer) looked up type metadata for every number in a debug build, a third of a big dump.
+
+    /// `value` in decimal.
+    mutating func int(_ value: UInt64) {
+        // Digits least significant first, then reversed in place.
+        let start = bytes.count
+        var remaining = value
+        repeat {
+            bytes.append(UInt8(truncatingIfNeeded: 48 &+ remaining % 10))
+            remaining /= 10
+        } while remaining > 0
+        var low = start
+        var high = bytes.count - 1
+        while low < high {
+            let digit = bytes[low]
+            bytes[low] = bytes[high]
+            bytes[high] = digit
+            low += 1
+            high -= 1
         }
     }
 
-    mutating func optionalInt<T: BinaryInteger>(_ value: T?) {
+    /// `value` in decimal.
+    mutating func int(_ value: Int) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        int(UInt64(value.magnitude))
+    }
+
+    /// `value` in decimal.
+    mutating func int(_ value: Int32) { int(Int(value)) }
+
+    /// `value` in decimal.
+    mutating func int(_ value: UInt32) { int(UInt64(value)) }
+
+    /// `value` in decimal, or `null`.
+    mutating func optionalInt(_ value: Int?) {
         if let value { int(value) } else { raw("null") }
     }
 
