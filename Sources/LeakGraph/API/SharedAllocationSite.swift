@@ -61,6 +61,16 @@ extension LeakGraph {
         return true
     }
 
+    /// Runs `body` outside any shared allocation site, then restores it: for events an inner
+    /// subscription delivers downstream (the user's handlers allocate at their own lines).
+    package static func outsideAllocationSite<R>(_ body: () throws -> R) rethrows -> R {
+        let site = lg_get_shared_stack()
+        guard site != 0 else { return try body() }
+        lg_set_shared_stack(0)
+        defer { lg_set_shared_stack(site) }
+        return try body()
+    }
+
     /// Leaves the site ``enterAllocationSite(of:)`` entered.
     @inline(__always)
     package static func leaveAllocationSite() {

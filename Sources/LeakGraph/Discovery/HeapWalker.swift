@@ -257,9 +257,10 @@ struct HeapWalker {
         walkableClasses[classKey] = walkable
         guard walkable else { return }
         let node = addNode(word, type: String(describing: cls))
-        // An object the snapshot does not hold, read in place like its retain count.
-        nodes[node].weakAndUnownedReferences = UnsafeMutableRawPointer(bitPattern: word).map(
-            runtimeWeakAndUnownedReferences)
+        // An object the snapshot does not hold, read in place like its retain count: the inline
+        // word only (a side table may be freed by another thread meanwhile; then unknown).
+        nodes[node].weakAndUnownedReferences = UnsafeRawPointer(bitPattern: word).flatMap(
+            inlineWeakAndUnownedReferences)
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = TypePlan.ofInstances(cls)
         guard !plan.steps.isEmpty else { return }

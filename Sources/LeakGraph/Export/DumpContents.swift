@@ -83,7 +83,8 @@ extension GraphSnapshot {
             for holder in cycle.unexplainedHolders { holder.knownHolders.forEach(keep) }
         }
         report.finishedButHeld.forEach(keep)
-        report.neverFinished.forEach(keep)
+        // Subscriptions that can never finish are leaks of a kind: kept. Those that never
+        // finished are most of a running program's subscriptions: listed only when written.
         report.canNeverFinish.forEach(keep)
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
@@ -100,6 +101,7 @@ extension GraphSnapshot {
         }
         var restrictedReport = report
         restrictedReport.unknownOwners = owners
+        restrictedReport.neverFinished = report.neverFinished.filter(isKept)
         return (restricted, restrictedReport)
     }
 }

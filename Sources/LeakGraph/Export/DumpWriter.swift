@@ -51,8 +51,13 @@ extension LeakGraph {
         // The picture is drawn on another thread while the JSON is written: a big dump's dot
         // text takes a few tenths of a second, as long as a tenth of the JSON.
         let picture = BackgroundResult { DotExporter.render(snapshot, report: written) }
-        try SafeFileWriter.write(to: json, overlapped: true) { file in
-            JSONExporter.write(snapshot, report: written, processID: getpid(), summary: summary, to: &file)
+        do {
+            try SafeFileWriter.write(to: json, overlapped: true) { file in
+                JSONExporter.write(snapshot, report: written, processID: getpid(), summary: summary, to: &file)
+            }
+        } catch {
+            _ = picture.value  // its thread ends before the failure is reported (at exit: before teardown)
+            throw error
         }
         try SafeFileWriter.write(picture.value, to: dot)
         var files = DumpFiles(json: json, dot: dot, svg: nil)

@@ -43,6 +43,22 @@ public enum LifecycleAnalysis {
         guard objects.contains(where: { $0.state == .active }) else { return ([], []) }
         let count = objects.count
         let index = NodeIndex(objects)
+        // `label` cuts edges of any owner; `Owner.label` only those of owners of that type.
+        var anyOwner = Set<String>()
+        var byOwner: [String: Set<String>] = [:]
+        for entry in disposalLabels {
+            if let dot = entry.lastIndex(of: ".") {
+                byOwner[String(entry[entry.index(after: dot)...]), default: []].insert(String(entry[..<dot]))
+            } else {
+                anyOwner.insert(entry)
+            }
+        }
+        func isDisposal(_ edge: EdgeInfo, from node: Int) -> Bool {
+            guard edge.origin == .declared else { return false }
+            if anyOwner.contains(edge.label) { return true }
+            guard let owners = byOwner[edge.label] else { return false }
+            return owners.contains(LeakTrace.baseName(objects[node].type))
+        }
         var strongIn = [Int](repeating: 0, count: count)
         var otherIn = [Int](repeating: 0, count: count)
         // Followed edges in compressed rows: counted first, then placed.
@@ -60,7 +76,7 @@ public enum LifecycleAnalysis {
                 } else {
                     otherIn[to] += weight
                 }
-                if edges[position].origin == .declared && disposalLabels.contains(edges[position].label) { continue }
+                if isDisposal(edges[position], from: from) { continue }
                 followed.append((Int32(from), Int32(to)))
                 outDegree[from] += 1
             }

@@ -53,10 +53,12 @@ public enum LeakAdvice {
     /// subscription's handle on its upstream work, a bag's disposables): no event travels along
     /// them, so the lifecycle analysis does not follow them when it asks whether anything outside
     /// can still send a subscription an event (see ``LifecycleAnalysis``). Only edges declared
-    /// through the tracking API count, never fields found by reflection.
+    /// through the tracking API count, never fields found by reflection. A label alone applies to
+    /// every owner; `Owner.label` only to owners of type `Owner` (its name without generic
+    /// arguments or module), for a label another library uses in another sense.
     ///
     /// ```swift
-    /// LeakAdvice.registerDisposalLabels(["cancel", "subscription"])
+    /// LeakAdvice.registerDisposalLabels(["cancel", "SinkDisposer.subscription"])
     /// ```
     public static func registerDisposalLabels(_ labels: [String]) {
         disposal.withLock { $0.formUnion(labels) }

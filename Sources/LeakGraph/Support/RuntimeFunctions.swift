@@ -44,10 +44,17 @@ private func runtimeUnownedRetainCount(_ object: UnsafeMutableRawPointer) -> Int
 /// weak references, and bits 1–31 hold the unowned count): two runtime calls per object made a
 /// snapshot of 100,000 objects a tenth slower.
 @inline(__always)
-func runtimeWeakAndUnownedReferences(_ object: UnsafeMutableRawPointer) -> Int {
+func inlineWeakAndUnownedReferences(_ object: UnsafeRawPointer) -> Int? {
     #if _pointerBitWidth(_64)
         let bits = object.load(fromByteOffset: 8, as: UInt.self)
         if bits >> 63 == 0 { return max(0, Int((bits >> 1) & 0x7FFF_FFFF) - 1) }
     #endif
+    return nil
+}
+
+/// ``inlineWeakAndUnownedReferences(_:)``, else from the side table (the object must be held).
+@inline(__always)
+func runtimeWeakAndUnownedReferences(_ object: UnsafeMutableRawPointer) -> Int {
+    if let inline = inlineWeakAndUnownedReferences(object) { return inline }
     return max(0, runtimeWeakRetainCount(object) - 1) + max(0, runtimeUnownedRetainCount(object) - 1)
 }

@@ -25,9 +25,11 @@ package enum RxLeakAdvice {
     /// The labels of LeakGraphRx's references that only dispose: a sink's `SinkDisposer`, a
     /// disposer's sink and upstream subscription, bags and composites, a sink's inner
     /// subscriptions. No event travels along them.
+    /// (`subscription` only from the owners that mean it so: LeakGraphCombine's subscribers
+    /// request elements through theirs.)
     package static let disposalLabels = [
-        "cancel", "sink", "subscription", "bag", "disposables", "group", "current", "otherSubscription",
-        "sourceSubscription",
+        "cancel", "sink", "SinkDisposer.subscription", "Connection.subscription", "bag", "disposables", "group",
+        "current", "otherSubscription", "sourceSubscription",
     ]
 
     /// LeakGraphRx's types that keep closures (`AnonymousObserver`, `AnonymousDisposable`,

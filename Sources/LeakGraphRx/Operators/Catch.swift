@@ -101,7 +101,10 @@ private final class CatchSink<Observer: ObserverType>: Sink<Observer>, ObserverT
             return forwardError(error)
         }
         let proxy = ForwardingObserver<CatchSink, Element>(parent: self) { sink, event in
-            if case .next = event { sink.forwardOn(event) } else { sink.forwardTerminalAndDispose(event) }
+            // Delivered outside the allocation site the fallback's subscription was made in.
+            LeakGraph.outsideAllocationSite {
+                if case .next = event { sink.forwardOn(event) } else { sink.forwardTerminalAndDispose(event) }
+            }
         }
         subscription.disposable = next.subscribe(proxy)
     }

@@ -63,10 +63,13 @@ private final class ConcatSink<Observer: ObserverType>: Sink<Observer>, Observer
     }
 
     func on(_ event: Event<Element>) {
-        switch event {
-        case .next: forwardOn(event)
-        case .error: forwardTerminalAndDispose(event)
-        case .completed: moveNext()
+        // Delivered outside the allocation site the source's subscription was made in.
+        LeakGraph.outsideAllocationSite {
+            switch event {
+            case .next: forwardOn(event)
+            case .error: forwardTerminalAndDispose(event)
+            case .completed: moveNext()
+            }
         }
     }
 

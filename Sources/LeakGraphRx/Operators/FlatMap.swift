@@ -107,9 +107,13 @@ private final class MergeSinkIter<SourceElement, Observer: ObserverType>: Tracke
     }
 
     func on(_ event: Event<Element>) {
-        switch event {
-        case .next, .error: parent.serialForward(event)
-        case .completed: parent.innerCompleted(key)
+        // Delivered outside the allocation site the inner subscription was made in: what the
+        // handlers downstream allocate is theirs.
+        LeakGraph.outsideAllocationSite {
+            switch event {
+            case .next, .error: parent.serialForward(event)
+            case .completed: parent.innerCompleted(key)
+            }
         }
     }
 }

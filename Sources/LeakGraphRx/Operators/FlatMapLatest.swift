@@ -36,7 +36,10 @@ private final class SwitchSinkIter<SourceElement, Observer: ObserverType>: Track
         addTrackedEdge(to: parent, label: .parent)
     }
 
-    func on(_ event: Event<Element>) { parent.inner(event, id: id) }
+    func on(_ event: Event<Element>) {
+        // Delivered outside the allocation site the inner subscription was made in.
+        LeakGraph.outsideAllocationSite { parent.inner(event, id: id) }
+    }
 }
 
 private final class SwitchSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {

@@ -64,7 +64,8 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
     func on(_ event: Event<Element>) {
         switch event {
         case .next, .completed:
-            serialForward(event)
+            // Delivered outside the allocation site the attempt's subscription was made in.
+            LeakGraph.outsideAllocationSite { serialForward(event) }
         case .error(let error):
             guard let failure = error as? Failure else { return serialForward(event) }
             errors.onNext(failure)

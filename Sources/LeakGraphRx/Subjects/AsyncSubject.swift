@@ -39,22 +39,26 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
 
     /// Keeps `element` as the last one (sent on completion); ignored after a terminal event.
     public func on(_ event: Event<Element>) {
-        let (observers, delivered) = state.locked { state -> (ObserverBag.Entries, Event<Element>?) in
-            guard !state.stopped else { return ([], nil) }
+        let (observers, delivered, replaced) = state.locked {
+            state -> (ObserverBag.Entries, Event<Element>?, Element?) in
+            guard !state.stopped else { return ([], nil, nil) }
             switch event {
             case .next(let element):
-                lastElement = element
-                return ([], nil)
+                // The element it replaces is let go after unlocking (its deinit is arbitrary code).
+                var previous: Element? = element
+                swap(&lastElement, &previous)
+                return ([], nil, previous)
             case .error:
                 state.stopped = true
                 stopEvent = event
-                return (state.observers.removeAll(owner: self), event)
+                return (state.observers.removeAll(owner: self), event, nil)
             case .completed:
                 state.stopped = true
                 stopEvent = lastElement.map { .next($0) } ?? .completed
-                return (state.observers.removeAll(owner: self), stopEvent)
+                return (state.observers.removeAll(owner: self), stopEvent, nil)
             }
         }
+        _ = replaced
         guard let delivered else { return }
         ObserverBag.dispatch(observers, delivered)
         if case .next = delivered { ObserverBag.dispatch(observers, Event<Element>.completed) }

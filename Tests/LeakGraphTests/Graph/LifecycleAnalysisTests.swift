@@ -53,6 +53,23 @@ struct LifecycleAnalysisTests {
         #expect(kinds(shown).canNeverFinish == [3])
     }
 
+    @Test("a label qualified by an owner type is cut only from owners of that type")
+    func ownerQualifiedLabels() {
+        // 1 (held) —subscription→ 2 —e→ 3 (active): cut when 1 is a SinkDisposer, not when it is
+        // a subscriber of another library that requests elements through `subscription`.
+        func snapshot(ownerType: String) -> GraphSnapshot {
+            var owner = object(1, strong: 1)
+            owner.type = ownerType
+            return GraphSnapshot(
+                objects: [owner, object(2), object(3, state: .active)],
+                edges: [edge(1, 2, "subscription"), edge(2, 3)])
+        }
+        let qualified: Set<String> = ["SinkDisposer.subscription"]
+        #expect(kinds(snapshot(ownerType: "SinkDisposer"), disposal: qualified).canNeverFinish == [3])
+        #expect(kinds(snapshot(ownerType: "TrackedSubscriber<Int>"), disposal: qualified).neverFinished == [3])
+        #expect(kinds(snapshot(ownerType: "LeakGraphRx.SinkDisposer"), disposal: qualified).canNeverFinish == [3])
+    }
+
     @Test("unknown counts count as held from outside; no disposal labels follow every reference")
     func unknownIsConservative() {
         let unknown = GraphSnapshot(
