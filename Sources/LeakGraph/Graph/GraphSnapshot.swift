@@ -117,6 +117,13 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         self.scope = scope
     }
 
+    /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`: a type's name without generic arguments or
+    /// module, as rules and disposal labels name owners.
+    static func baseTypeName(_ type: String) -> String {
+        let plain = type.prefix { $0 != "<" }
+        return String(plain.split(separator: ".").last ?? plain)
+    }
+
     /// `Type "label" #id`, as reports name an object.
     public var displayName: String {
         if let label { return "\(type) \"\(label)\" #\(id)" }

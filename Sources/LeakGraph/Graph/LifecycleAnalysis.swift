@@ -57,7 +57,7 @@ public enum LifecycleAnalysis {
             guard edge.origin == .declared else { return false }
             if anyOwner.contains(edge.label) { return true }
             guard let owners = byOwner[edge.label] else { return false }
-            return owners.contains(LeakTrace.baseName(objects[node].type))
+            return owners.contains(ObjectInfo.baseTypeName(objects[node].type))
         }
         var strongIn = [Int](repeating: 0, count: count)
         var otherIn = [Int](repeating: 0, count: count)

@@ -283,8 +283,7 @@ public enum LeakTrace {
 
     /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`.
     static func baseName(_ type: String) -> String {
-        let plain = type.prefix { $0 != "<" }
-        return String(plain.split(separator: ".").last ?? plain)
+        ObjectInfo.baseTypeName(type)
     }
 
     /// A heading and one line per object (ten at most) with where it was allocated.
