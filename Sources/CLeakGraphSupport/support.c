@@ -2,60 +2,9 @@
 #include "CLeakGraphSupport.h"
 
 #include <dlfcn.h>
-#include <execinfo.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
-
-typedef int (*unw_backtrace_fn)(void **buffer, int size);
-
-static unw_backtrace_fn lg_unw_backtrace = NULL;
-static int lg_kind = 0;
-static pthread_once_t lg_once = PTHREAD_ONCE_INIT;
-
-static void lg_load_unwinder(void) {
-    // RTLD_LOCAL keeps libunwind's exported _Unwind_* and weak backtrace out of the global
-    // namespace: the host's C++ exceptions and Swift's crash backtracer keep libgcc's unwinder.
-    const char *names[] = {"libunwind.so.8", "libunwind.so", NULL};
-    for (int i = 0; names[i] != NULL; i++) {
-        void *handle = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (handle == NULL) continue;
-        void *symbol = dlsym(handle, "unw_backtrace");
-        if (symbol != NULL) {
-            lg_unw_backtrace = (unw_backtrace_fn)symbol;
-            lg_kind = 1;
-            return;
-        }
-    }
-    lg_kind = 2;
-}
-
-int lg_unwinder_kind(void) {
-    pthread_once(&lg_once, lg_load_unwinder);
-    return lg_kind;
-}
-
-int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
-    pthread_once(&lg_once, lg_load_unwinder);
-    if (capacity <= 0) return 0;
-    enum { maxFrames = 256 };
-    void *frames[maxFrames];
-    int wanted = capacity + skip + 1;
-    if (wanted > maxFrames) wanted = maxFrames;
-    int count = 0;
-    if (lg_kind == 1) {
-        count = lg_unw_backtrace(frames, wanted);
-    } else if (lg_kind == 2) {
-        count = backtrace(frames, wanted);
-    }
-    // Frame 0 is this function itself.
-    int first = 1 + skip;
-    int written = 0;
-    for (int i = first; i < count && written < capacity; i++) {
-        buffer[written++] = (uintptr_t)frames[i];
-    }
-    return written;
-}
 
 int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
               const char **symbolName, uintptr_t *symbolAddress) {

@@ -6,9 +6,17 @@
 
 /// Captures up to `capacity` return addresses of the caller's stack into `buffer`, skipping
 /// `skip` innermost frames. Returns the number written (0 when no unwinder is available).
-/// Uses libunwind's `unw_backtrace`, loaded privately with dlopen(RTLD_LOCAL) so that linking
-/// LeakGraph never replaces the process's `_Unwind_*` or `backtrace` symbols.
+/// Uses libunwind, loaded privately with dlopen(RTLD_LOCAL) so that linking LeakGraph never
+/// replaces the process's `_Unwind_*` or `backtrace` symbols; on x86-64 Linux, frame rules learned
+/// from it per return address walk stacks it has seen (stack_capture.c).
 int lg_capture_stack(uintptr_t *buffer, int capacity, int skip);
+
+/// lg_capture_stack through the unwinder alone (`unw_backtrace`, or glibc's `backtrace`): what
+/// the learned rules must agree with.
+int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip);
+
+/// 1 when lg_capture_stack walks with learned frame rules (x86-64 Linux with libunwind), else 0.
+int lg_learned_frame_rules(void);
 
 /// Which unwinder `lg_capture_stack` uses: 1 = libunwind, 2 = glibc backtrace, 0 = none.
 int lg_unwinder_kind(void);

@@ -172,7 +172,8 @@ func printTable(_ results: [CaseResult]) {
 let options = parseOptions()
 _ = defaultStackMode  // read the process default before any case changes the mode
 let all =
-    allocationCases() + processTrackingCases() + processScaleCases() + edgeCases() + rxCases() + memoryCases()
+    allocationCases() + stackCaptureCases() + processTrackingCases() + processScaleCases() + edgeCases() + rxCases()
+    + memoryCases()
     + graphCases() + scalingCases()
     + symbolicationCases() + virtualTimeCases() + rxOperatorCases()
 

@@ -1,0 +1,137 @@
+import CLeakGraphSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// The learned-rules walk (and the reuse of a thread's previous walk) must give exactly the return
+/// addresses libunwind gives, from every kind of frame Swift code makes.
+@Suite("Learned frame rules")
+struct LearnedFrameRulesTests {
+    @Test("on x86-64 Linux with libunwind the rules are in use")
+    func rulesInUse() {
+        #if os(Linux) && arch(x86_64)
+            #expect(lg_unwinder_kind() != 1 || lg_learned_frame_rules() == 1)
+        #endif
+    }
+
+    @Test("the walk gives libunwind's frames through recursion, generics, closures and varied frame sizes")
+    func agreesWithLibunwind() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        var disagreements: [String] = []
+        for depth in 0..<48 {
+            // Twice: the first capture may learn, the second walks with the rules (and the memo).
+            for _ in 0..<2 {
+                disagreements += Recursion(depth: depth).run()
+            }
+        }
+        #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+    }
+
+    @Test("a walk that shares only its outer frames with the thread's last walk still agrees")
+    func sharedOuterFrames() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        var disagreements: [String] = []
+        // Alternate shapes so that each capture joins the previous one at a different frame.
+        for round in 0..<200 {
+            let depth = (round * 7) % 23
+            disagreements += Recursion(depth: depth, wide: round % 3 == 0).run()
+        }
+        #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+    }
+
+    @Test("threads and tasks each walk their own stack and agree")
+    func concurrentWalks() async {
+        guard lg_learned_frame_rules() == 1 else { return }
+        let fromThreads = Mutex<[String]>([])
+        let finished = DispatchSemaphore(value: 0)
+        for seed in 0..<4 {
+            Thread {
+                var found: [String] = []
+                for round in 0..<100 { found += Recursion(depth: (round * 5 + seed) % 29, wide: round % 2 == 1).run() }
+                fromThreads.withLock { $0 += found }
+                finished.signal()
+            }.start()
+        }
+        let fromTasks = await withTaskGroup(of: [String].self) { group in
+            for seed in 0..<8 {
+                group.addTask {
+                    var found: [String] = []
+                    for round in 0..<50 { found += Recursion(depth: (round + seed) % 19, wide: seed % 2 == 0).run() }
+                    return found
+                }
+            }
+            return await group.reduce(into: []) { $0 += $1 }
+        }
+        for _ in 0..<4 { await Task.detached { finished.wait() }.value }
+        let all = fromTasks + fromThreads.withLock { $0 }
+        #expect(all.count == 0, "\(all.prefix(3))")
+    }
+
+    @Test("skipping a frame drops exactly the innermost one")
+    func skipping() {
+        let (full, skipped) = captureWithAndWithoutSkip()
+        #expect(full.count > 3)
+        #expect(full == Array(skipped.prefix(full.count)), "\(full) \(skipped)")
+    }
+}
+
+/// Compares the two capture paths at the bottom of a recursion whose frames vary in size (a local
+/// buffer sized by the depth), in generic and non-generic functions, inside closures.
+private struct Recursion {
+    var depth: Int
+    var wide = false
+
+    func run() -> [String] {
+        wide ? generic(depth, payload: [depth, depth + 1]) : plain(depth)
+    }
+
+    @inline(never)
+    private func plain(_ remaining: Int) -> [String] {
+        if remaining == 0 { return compareCaptures() }
+        if remaining % 3 == 0 {
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16 + remaining * 24) { buffer in
+                buffer.initialize(repeating: UInt8(truncatingIfNeeded: remaining))
+                return plain(remaining - 1) + (buffer[0] == 255 ? ["unreachable"] : [])
+            }
+        }
+        return [1].flatMap { _ in plain(remaining - 1) }
+    }
+
+    @inline(never)
+    private func generic<T>(_ remaining: Int, payload: T) -> [String] {
+        if remaining == 0 { return compareCaptures() }
+        if remaining % 2 == 0 { return generic(remaining - 1, payload: (payload, remaining)) }
+        return plain(remaining - 1)
+    }
+}
+
+@inline(never)
+private func compareCaptures() -> [String] {
+    var fast = [UInt](repeating: 0, count: 40)
+    var unwinder = [UInt](repeating: 0, count: 40)
+    let fastCount = Int(lg_capture_stack(&fast, 40, 0))
+    let unwinderCount = Int(lg_capture_stack_with_unwinder(&unwinder, 40, 0))
+    // Frame 0 is the call site in this function (two different sites); the rest must match.
+    let a = Array(fast[1..<fastCount])
+    let b = Array(unwinder[1..<unwinderCount])
+    if a == b { return [] }
+    let hex = { (frames: [UInt]) in frames.prefix(8).map { String($0, radix: 16) }.joined(separator: " ") }
+    return ["rules (\(fastCount)): \(hex(a)) vs libunwind (\(unwinderCount)): \(hex(b))"]
+}
+
+@inline(never)
+private func captureWithAndWithoutSkip() -> ([UInt], [UInt]) {
+    var full = [UInt](repeating: 0, count: 30)
+    var skipped = [UInt](repeating: 0, count: 30)
+    let (fullCount, skippedCount) = twoCapturesFromOneFrame(&full, &skipped)
+    return (Array(full[1..<fullCount]), Array(skipped[0..<skippedCount]))
+}
+
+/// Both captures from the same frame, the second skipping one: full[1...] (past the call site,
+/// which differs between the two calls) equals skipped[0...].
+@inline(never)
+private func twoCapturesFromOneFrame(_ full: inout [UInt], _ skipped: inout [UInt]) -> (Int, Int) {
+    let fullCount = Int(lg_capture_stack(&full, 30, 0))
+    let skippedCount = Int(lg_capture_stack(&skipped, 30, 1))
+    return (fullCount, skippedCount)
+}
