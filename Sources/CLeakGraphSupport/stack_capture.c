@@ -193,17 +193,16 @@ static __thread uintptr_t lg_stack_high = 0;
 static __thread int lg_stack_known = 0;  // 1 known, -1 cannot be known
 
 // The last walk of this thread, innermost frame first, and the state of each frame: a later walk
-// that reaches a frame in the same state takes the rest from here, checking only the words each
-// step would read — the return address slot, and the saved rbp where a frame further out uses rbp
-// — about ten instructions a frame instead of a table lookup and a step. A step reads nothing
-// else, so the same words give the same walk.
+// that reaches a frame of it at the same return address and stack pointer takes the rest from
+// here, checking only what each step would read — the return address slot, and rbp where a
+// frame's rule uses it — about a dozen instructions a frame instead of a table lookup and a step.
+// A step reads nothing else, so the same words give the same walk.
 typedef struct {
     uintptr_t pc, sp, rbp;
     uintptr_t rbpSlot;  // where the step to the caller read the caller's rbp; 0 when it did not
-    uint32_t usesFramePointer;  // the step to the caller used rbp
-    uint32_t rbpMatters;  // this frame's rbp decides a step of this walk (or is not known not to)
+    uintptr_t usesFramePointer;  // the step to the caller found the CFA from rbp
 } lg_frame_state;
-enum { lg_memo_capacity = 64 };
+enum { lg_memo_capacity = 64, lg_memo_beyond = 16 };
 static __thread lg_frame_state lg_memo[lg_memo_capacity];
 static __thread int lg_memo_count = 0;
 
@@ -296,7 +295,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         ? atomic_load_explicit(&home->rule, memory_order_acquire)
         : lg_rule_after_home(here);
     if (__builtin_expect(rule == 0, 0)) return -1;
-    uint32_t usesFramePointer = (rule & lg_rule_frame_pointer) != 0;
+    uintptr_t usesFramePointer = (rule & lg_rule_frame_pointer) != 0;
     uintptr_t sp = frame->sp;
     uintptr_t cfa = (usesFramePointer ? frame->rbp : sp) + (uintptr_t)((uint32_t)rule >> 8);
     frame->usesFramePointer = usesFramePointer;
@@ -317,7 +316,6 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     caller->rbp = rbp;
     caller->rbpSlot = 0;
     caller->usesFramePointer = 0;
-    caller->rbpMatters = 1;
     return caller->pc != 0;
 }
 
@@ -351,32 +349,50 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
     for (;;) {
         if (joined < 0) {
             while (memoIndex < memoCount && memo[memoIndex].sp < state.sp) memoIndex++;
-            const lg_frame_state *same = &memo[memoIndex];
-            if (memoIndex < memoCount && same->sp == state.sp && same->pc == state.pc
-                && (same->rbp == state.rbp || !same->rbpMatters)) {
-                memo[memoIndex].rbp = state.rbp;
+            if (memoIndex < memoCount && memo[memoIndex].sp == state.sp && memo[memoIndex].pc == state.pc) {
                 frames++;
                 // Follow the last walk up to the frames wanted or its end, while each step reads
-                // the same return address and (where it matters) the same rbp.
+                // the same return address and, where a rule uses rbp, the same rbp. `rbp` is the
+                // current frame's own; the memo keeps the one of the last walk until checked.
                 int limit = memoIndex + (total - frames);
                 if (limit > memoCount - 1) limit = memoCount - 1;
                 lg_frame_state *current = &memo[memoIndex];
                 const lg_frame_state *last = &memo[limit];
+                uintptr_t rbp = state.rbp;
                 while (current < last) {
-                    lg_frame_state *next = current + 1;
+                    const lg_frame_state *next = current + 1;
+                    if (current->usesFramePointer && rbp != current->rbp) break;
                     if (*(const uintptr_t *)(next->sp - 8) != next->pc) break;
-                    uintptr_t rbp = current->rbpSlot != 0 ? *(const uintptr_t *)current->rbpSlot : current->rbp;
-                    if (rbp != next->rbp) {
-                        if (next->rbpMatters) break;
-                        next->rbp = rbp;
-                    }
-                    current = next;
+                    current->rbp = rbp;
+                    if (current->rbpSlot != 0) rbp = *(const uintptr_t *)current->rbpSlot;
+                    current++;
                 }
+                current->rbp = rbp;
                 int j = (int)(current - memo);
                 frames += j - memoIndex;
+                if (current < last) {
+                    // A step differs: the same frame was reached from another caller. These frames
+                    // are this walk's own (copied), and a frame further out may join again.
+                    int copied = j + 1 - memoIndex;
+                    memcpy(&walked[headCount], &memo[memoIndex], (size_t)copied * sizeof(lg_frame_state));
+                    headCount += copied;
+                    memoIndex = j + 1;
+                    lg_frame_state caller;
+                    int stepped = lg_step(&walked[headCount - 1], &caller, high);
+                    if (stepped < 0) return -1;
+                    if (stepped == 0) break;
+                    state = caller;
+                    continue;
+                }
                 joined = memoIndex;
                 left = j + 1;
-                if (frames == total) break;
+                if (frames == total) {
+                    // Keep some of the last walk's frames beyond this one's, unchecked: the next
+                    // walk may start further out and need them, and it checks them as it goes.
+                    left = j + 1 + lg_memo_beyond;
+                    if (left > memoCount) left = memoCount;
+                    break;
+                }
                 // Step on from the last reused frame; its step is the one that changed.
                 lg_frame_state caller;
                 int stepped = lg_step(&memo[j], &caller, high);
@@ -396,6 +412,7 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
         state = caller;
     }
     int reused = joined < 0 ? 0 : left - joined;
+    if (headCount + reused + tailCount > lg_memo_capacity) reused = lg_memo_capacity - headCount - tailCount;
     // The last walk becomes this one: head, the reused frames, tail.
     if (reused > 0 && joined != headCount) {
         memmove(&memo[headCount], &memo[joined], (size_t)reused * sizeof(lg_frame_state));
@@ -406,17 +423,8 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
     }
     int count = headCount + reused + tailCount;
     lg_memo_count = count;
-    // Whose rbp decides a step, from the outermost frame in: the last frame's step is unknown; a
-    // frame's rbp matters when its step uses it, or passes it on untouched to a caller whose does.
-    // Only the frames before the reused ones changed when nothing came after them.
-    int from = tailCount > 0 || reused == 0 ? count - 1 : headCount;
-    for (int index = from; index >= 0; index--) {
-        lg_frame_state *frame = &memo[index];
-        frame->rbpMatters = index == count - 1 || frame->usesFramePointer
-            || (frame->rbpSlot == 0 && memo[index + 1].rbpMatters);
-    }
     int written = 0;
-    for (int index = skip; index < count; index++) buffer[written++] = memo[index].pc;
+    for (int index = skip; index < frames; index++) buffer[written++] = memo[index].pc;
     return written;
 }
 
@@ -440,7 +448,7 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
         uintptr_t high = lg_stack_high;
         if (frame >= lg_stack_low && frame + 16 <= high) {
             lg_frame_state state = {
-                (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0, 1};
+                (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
             int written = total <= lg_memo_capacity ? lg_walk_with_memo(state, high, total, buffer, skip)
                                                     : lg_walk(state, high, total, buffer, skip);

@@ -1,7 +1,8 @@
 import LeakGraph
 import Synchronization
 
-extension Observable {
+// On the protocol, as in RxSwift: `Self.create` in an extension of `ObservableType` compiles too.
+extension ObservableType {
     /// An observable that runs `subscribe` for each subscriber.
     ///
     /// The closure receives the subscriber as an ``AnyObserver`` and returns what to dispose when

@@ -1,6 +1,7 @@
 import LeakGraph
 
-extension Observable {
+// On the protocol, as in RxSwift: `Self.create` in an extension of `ObservableType` compiles too.
+extension ObservableType {
     /// An observable that calls `factory` for each subscriber and subscribes to its result; a
     /// thrown error is sent as `.error`.
     public static func deferred(_ factory: @escaping () throws -> Observable<Element>) -> Observable<Element> {

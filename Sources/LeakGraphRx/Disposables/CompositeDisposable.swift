@@ -33,6 +33,12 @@ public final class CompositeDisposable: TrackedObject, Cancelable, @unchecked Se
         super.init(label: label)
     }
 
+    /// A composite disposable without a label; `CompositeDisposable.init` then names a `() -> CompositeDisposable`, as in
+    /// RxSwift (for factories such as `multicast(makeSubject:)`).
+    public convenience init() {
+        self.init(label: nil)
+    }
+
     /// A group holding `disposables`.
     public convenience init(_ disposable1: Disposable, _ disposable2: Disposable, _ rest: Disposable...) {
         self.init(disposables: [disposable1, disposable2] + rest)

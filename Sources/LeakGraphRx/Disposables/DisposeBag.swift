@@ -28,6 +28,12 @@ public final class DisposeBag: TrackedObject, @unchecked Sendable {
         super.init(label: label)
     }
 
+    /// A bag without a label; `DisposeBag.init` then names a `() -> DisposeBag`, as in
+    /// RxSwift (for factories such as `multicast(makeSubject:)`).
+    public convenience init() {
+        self.init(label: nil)
+    }
+
     /// Adds `disposable`; disposes it at once when the bag is already disposing.
     public func insert(_ disposable: Disposable) {
         insert(disposable, recordingSite: false)

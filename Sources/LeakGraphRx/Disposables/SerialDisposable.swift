@@ -26,6 +26,12 @@ public final class SerialDisposable: TrackedObject, Cancelable, @unchecked Senda
         super.init(label: label)
     }
 
+    /// A serial disposable without a label; `SerialDisposable.init` then names a `() -> SerialDisposable`, as in
+    /// RxSwift (for factories such as `multicast(makeSubject:)`).
+    public convenience init() {
+        self.init(label: nil)
+    }
+
     /// Whether it was disposed.
     public var isDisposed: Bool { state.locked { $0.disposed } }
 

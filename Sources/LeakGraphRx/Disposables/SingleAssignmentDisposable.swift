@@ -19,6 +19,12 @@ public final class SingleAssignmentDisposable: TrackedObject, Cancelable, @unche
         super.init(label: label)
     }
 
+    /// A single-assignment disposable without a label; `SingleAssignmentDisposable.init` then names a `() -> SingleAssignmentDisposable`, as in
+    /// RxSwift (for factories such as `multicast(makeSubject:)`).
+    public convenience init() {
+        self.init(label: nil)
+    }
+
     /// Whether it was disposed.
     public var isDisposed: Bool { state.locked { $0.disposed } }
 

@@ -34,6 +34,12 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
         super.init(label: label)
     }
 
+    /// A subject without a label; `PublishSubject<Int>.init` then names a `() -> PublishSubject<Int>`, as in
+    /// RxSwift (for factories such as `multicast(makeSubject:)`).
+    public convenience init() {
+        self.init(label: nil)
+    }
+
     /// Whether any observer is subscribed.
     public var hasObservers: Bool { state.locked { !$0.observers.isEmpty } }
 

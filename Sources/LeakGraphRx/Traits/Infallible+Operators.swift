@@ -3,7 +3,9 @@ import LeakGraph
 // The operators RxSwift gives `Infallible`: each wraps the observable operator of the same name
 // (an operator cannot make an infallible source fail, and the closures here do not throw).
 
-extension Infallible {
+// On the protocol, as in RxSwift: `Self.just(…)` and `I.never()` in generic code over
+// `InfallibleType` compile too.
+extension InfallibleType {
     /// An infallible that sends `element`, then completes.
     public static func just(_ element: Element) -> Infallible<Element> { Infallible(.just(element)) }
 
@@ -25,6 +27,23 @@ extension Infallible {
         Infallible(.deferred { try observableFactory().asObservable() })
     }
 
+    /// Sends the sources' elements one source after another.
+    public static func concat(_ sources: Infallible<Element>...) -> Infallible<Element> {
+        Infallible(.concat(sources.map { $0.asObservable() }))
+    }
+
+    /// Merges the sources' elements.
+    public static func merge(_ sources: Infallible<Element>...) -> Infallible<Element> {
+        Infallible(.merge(sources.map { $0.asObservable() }))
+    }
+
+    /// Merges the sources' elements.
+    public static func merge(_ sources: [Infallible<Element>]) -> Infallible<Element> {
+        Infallible(.merge(sources.map { $0.asObservable() }))
+    }
+}
+
+extension Infallible {
     /// An infallible that sends `elements`, then completes.
     public static func of(
         _ elements: Element..., scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance
@@ -44,21 +63,6 @@ extension Infallible {
         _ sequence: Elements, scheduler: ImmediateSchedulerType = CurrentThreadScheduler.instance
     ) -> Infallible<Element> where Elements.Element == Element {
         Infallible(.from(sequence, scheduler: scheduler))
-    }
-
-    /// Sends the sources' elements one source after another.
-    public static func concat(_ sources: Infallible<Element>...) -> Infallible<Element> {
-        Infallible(.concat(sources.map { $0.asObservable() }))
-    }
-
-    /// Merges the sources' elements.
-    public static func merge(_ sources: Infallible<Element>...) -> Infallible<Element> {
-        Infallible(.merge(sources.map { $0.asObservable() }))
-    }
-
-    /// Merges the sources' elements.
-    public static func merge(_ sources: [Infallible<Element>]) -> Infallible<Element> {
-        Infallible(.merge(sources.map { $0.asObservable() }))
     }
 }
 
@@ -301,8 +305,8 @@ extension InfallibleType {
     }
 
     /// The latest element of every infallible of `collection`, as an array, once all have one.
-    public static func combineLatest<Collection: Swift.Collection>(_ collection: Collection) -> Infallible<Element>
-    where Collection.Element: InfallibleType, Element == [Collection.Element.Element] {
-        Infallible(Observable.combineLatest(collection.map { $0.asObservable() }))
+    public static func combineLatest<Collection: Swift.Collection>(_ collection: Collection) -> Infallible<[Element]>
+    where Collection.Element: InfallibleType, Collection.Element.Element == Element {
+        Infallible<[Element]>(Observable.combineLatest(collection.map { $0.asObservable() }))
     }
 }
