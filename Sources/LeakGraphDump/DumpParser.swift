@@ -134,7 +134,7 @@ struct DumpParser {
     /// fields get room to grow, and skipping a hostile `[[[[…` cannot exhaust the stack.
     static let maximumDepth = 64
 
-    private let base: UnsafeRawPointer?
+    let base: UnsafeRawPointer?
     /// Number of input bytes.
     let count: Int
     /// Offset of the next byte to read.
@@ -157,7 +157,7 @@ struct DumpParser {
     /// The byte at `offset`, or 0 past the end: 0 is invalid at every point of the grammar, so
     /// running out of input becomes an ordinary error without a separate end check on every rule.
     @inline(__always)
-    private func byte(at offset: Int) -> UInt8 {
+    func byte(at offset: Int) -> UInt8 {
         guard offset >= 0 && offset < count, let base else { return 0 }
         return base.load(fromByteOffset: offset, as: UInt8.self)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LeakGraph
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -99,7 +100,7 @@ public struct LeakGraphDump: Sendable {
     public init(contentsOf path: String, progress: ((Double) -> Void)? = nil) throws(DumpError) {
         let file = try MappedDumpFile(path: path)
         defer { file.unmap() }
-        try self.init(bytes: file.bytes, path: path, progress: progress, consumed: file.release(upTo:))
+        try self.init(bytes: file.bytes, path: path, progress: progress, consumed: file.pageReleaser)
     }
 
     /// Decodes and validates dump bytes.
@@ -122,14 +123,24 @@ public struct LeakGraphDump: Sendable {
     }
 
     private init(
-        bytes: UnsafeRawBufferPointer, path: String, progress: ((Double) -> Void)?, consumed: ((Int) -> Void)?
+        bytes: UnsafeRawBufferPointer, path: String, progress: ((Double) -> Void)?, consumed: PageReleaser?
     ) throws(DumpError) {
         guard bytes.count > 0 else { throw DumpError(path: path, problem: "is empty") }
-        var reader = DumpReader(bytes: bytes, progress: progress, consumed: consumed)
+        var reader = DumpReader(bytes: bytes, progress: progress, consumed: consumed, objectsInParallel: true)
         do {
             try reader.read()
         } catch {
-            throw DumpError(path: path, problem: reader.describe(error))
+            let readInParallel = reader.readObjectsInParallel
+            reader.finishObjects()  // the worker reads `bytes`: it ends before they are unmapped
+            guard readInParallel else { throw DumpError(path: path, problem: reader.describe(error)) }
+            // Word the problem exactly as one pass over the file finds it: read again, in order.
+            var again = DumpReader(bytes: bytes, progress: nil, consumed: nil, objectsInParallel: false)
+            do {
+                try again.read()
+            } catch {
+                throw DumpError(path: path, problem: again.describe(error))
+            }
+            reader = again
         }
         let contents = reader.contents
         do {
@@ -221,14 +232,11 @@ private struct MappedDumpFile {
 
     private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 
-    /// Gives back the pages before `offset`: a private read-only mapping can always fault them
-    /// in again from the file, so this only lowers resident memory while the graph is built.
-    func release(upTo offset: Int) {
-        guard mapped, let base = bytes.baseAddress else { return }
-        let page = Int(getpagesize())
-        let length = min(offset, bytes.count) / max(page, 1) * max(page, 1)
-        guard length > 0 else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: base), length, MADV_DONTNEED)
+    /// Gives back the pages of `range`: a private read-only mapping can always fault them in
+    /// again from the file, so this only lowers resident memory while the graph is built.
+    var pageReleaser: PageReleaser? {
+        guard mapped, let base = bytes.baseAddress else { return nil }
+        return PageReleaser(base: base, count: bytes.count)
     }
 
     func unmap() {
@@ -491,7 +499,10 @@ private struct DumpReader {
     var contents = DumpContents()
     private var location = DumpLocation()
     private let progress: ((Double) -> Void)?
-    private let consumed: ((Int) -> Void)?
+    /// Gives back the pages of bytes already read (nil for bytes in memory).
+    private let consumed: PageReleaser?
+    /// Where this reader's bytes start in the file (a worker reads a part of it).
+    private let fileOffset: Int
     /// Byte offset at which to report progress next.
     private var nextReport = 0
     private let reportStep: Int
@@ -517,10 +528,25 @@ private struct DumpReader {
         case invalid(String)
     }
 
-    init(bytes: UnsafeRawBufferPointer, progress: ((Double) -> Void)?, consumed: ((Int) -> Void)?) {
+    /// Whether a big `objects` section may be read on a thread of its own (see
+    /// ``ObjectsWorker``).
+    private let objectsInParallel: Bool
+    /// The thread reading the `objects` section, while it runs.
+    private var objectsWorker: ObjectsWorker?
+    /// Whether this read handed the `objects` section to a worker.
+    private(set) var readObjectsInParallel = false
+    /// Where the worker's section ends: this reader gives back pages after it while it runs.
+    private var releasableEnd = 0
+
+    init(
+        bytes: UnsafeRawBufferPointer, progress: ((Double) -> Void)?, consumed: PageReleaser?,
+        objectsInParallel: Bool, fileOffset: Int = 0
+    ) {
         parser = DumpParser(bytes)
         self.progress = progress
         self.consumed = consumed
+        self.fileOffset = fileOffset
+        self.objectsInParallel = objectsInParallel
         // About 1 % steps, but not so small that reporting shows up in the profile.
         reportStep = max(bytes.count / 100, 1 << 20)
         nextReport = reportStep
@@ -546,7 +572,12 @@ private struct DumpReader {
         guard parser.position >= nextReport else { return }
         nextReport = parser.position + reportStep
         progress?(Double(parser.position) / Double(max(parser.count, 1)))
-        consumed?(parser.position)
+        // While a worker reads the objects, this reader gives back only what comes after them.
+        if objectsWorker != nil {
+            consumed?.release(fileOffset + releasableEnd..<fileOffset + parser.position)
+        } else {
+            consumed?.release(fileOffset..<fileOffset + parser.position)
+        }
     }
 
     /// A required field the current record lacks (its field index must already be reset).
@@ -638,6 +669,16 @@ private struct DumpReader {
                 try readSection(field)
             }
             location = DumpLocation()
+            if let worker = objectsWorker {
+                objectsWorker = nil
+                switch worker.wait() {
+                case .success(let objects):
+                    contents.objects = objects.objects
+                    contents.leakedFlags = objects.leakedFlags
+                    contents.objectsAscending = objects.ascending
+                case .failure: throw Failure.invalid("the objects section could not be read")
+                }
+            }
             guard seen.contains(DumpFields.top.index(of: .objects)) else {
                 throw Failure.invalid("is not a valid LeakGraph dump: missing field \"objects\"")
             }
@@ -660,7 +701,9 @@ private struct DumpReader {
             return
         }
         switch section {
-        case .objects?: try readArray { reader throws(Failure) in try reader.readObject() }
+        case .objects?:
+            if objectsInParallel, startObjectsWorker() { return }
+            try readArray { reader throws(Failure) in try reader.readObject() }
         case .edges?: try readArray { reader throws(Failure) in try reader.readEdge() }
         case .stacks?: try readArray { reader throws(Failure) in try reader.readStack() }
         case .cycles?:
@@ -676,6 +719,70 @@ private struct DumpReader {
             try readArray { reader throws(Failure) in reader.contents.canNeverFinish.append(try reader.listedID()) }
         default: break
         }
+    }
+
+    /// Hands a big `objects` section to a thread of its own and moves past it: true when it did.
+    ///
+    /// Writers put each record of a big section on a line of its own (`[`, then `\n{…},` per
+    /// record, the last one ending `}],` before the next section's key on a new line), and a JSON
+    /// string cannot hold a raw newline: so the section ends at the first line that does not
+    /// start a record. The worker reads the objects while this reader goes on with the edges,
+    /// stacks and cycles (Tools/Benchmarks/README.md has the figures). The worker checks that it
+    /// read exactly one array, which makes the split right or the read fail; any problem in either
+    /// part makes the caller read the file again in one pass, so errors are worded as before.
+    private mutating func startObjectsWorker() -> Bool {
+        let start = parser.position
+        guard parser.count - start >= ParallelLoading.minimumObjectsBytes.load(ordering: .relaxed),
+            parser.byte(at: start) == UInt8(ascii: "["), parser.byte(at: start + 1) == 0x0A,
+            let base = parser.base
+        else { return false }
+        // One memchr per record line, to the first line that does not start a record.
+        var offset = start + 1
+        var end = -1
+        while let newline = memchr(base + offset, 0x0A, parser.count - offset) {
+            let at = base.distance(to: UnsafeRawPointer(newline))
+            if parser.byte(at: at + 1) == UInt8(ascii: "{") {
+                offset = at + 1
+                continue
+            }
+            if parser.byte(at: at - 1) == UInt8(ascii: ","), parser.byte(at: at - 2) == UInt8(ascii: "]") {
+                end = at - 1  // just past the `]`
+            }
+            break
+        }
+        guard end > start else { return false }
+        readObjectsInParallel = true
+        releasableEnd = end
+        objectsWorker = ObjectsWorker(
+            section: SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start)),
+            fileOffset: fileOffset + start, consumed: consumed)
+        parser.position = end
+        return true
+    }
+
+    /// Reads a whole `objects` array from `section` (the worker's job).
+    fileprivate static func readObjects(_ section: UnsafeRawBufferPointer, fileOffset: Int, consumed: PageReleaser?)
+        -> Result<ObjectsWorker.Objects, Failure>
+    {
+        var reader = DumpReader(
+            bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
+        reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .objects)])
+        do throws(Failure) {
+            try reader.readArray { reader throws(Failure) in try reader.readObject() }
+            guard reader.parser.position == section.count else { throw Failure.invalid("trailing bytes") }
+        } catch {
+            return .failure(error)
+        }
+        return .success(
+            ObjectsWorker.Objects(
+                objects: reader.contents.objects, leakedFlags: reader.contents.leakedFlags,
+                ascending: reader.contents.objectsAscending))
+    }
+
+    /// Waits for the worker, if one runs (before the bytes it reads go away).
+    mutating func finishObjects() {
+        objectsWorker?.wait()
+        objectsWorker = nil
     }
 
     /// Reads an array of records, calling `element` with the location set to each index.
@@ -1114,5 +1221,71 @@ extension DotExporter {
         render(
             objects: dump.snapshot.objects, edges: dump.snapshot.edges, stacks: dump.snapshot.stacks,
             cycles: dump.cycles, leaked: dump.leakedObjectIDs, options: options)
+    }
+}
+
+/// When the `objects` section is read on a thread of its own.
+enum ParallelLoading {
+    /// Files with at least this many bytes from the `objects` section on (tests lower it; the
+    /// result is the same either way, only the work is split).
+    static let minimumObjectsBytes = Atomic<Int>(8 << 20)
+}
+
+/// Gives back the resident pages of a read-only file mapping, a range at a time.
+private struct PageReleaser: @unchecked Sendable {
+    // @unchecked: it only calls madvise(MADV_DONTNEED) on whole pages of a private read-only
+    // mapping that outlives every reader (pages fault back in from the file if read again).
+    let base: UnsafeRawPointer
+    let count: Int
+
+    func release(_ range: Range<Int>) {
+        let page = max(Int(getpagesize()), 1)
+        let start = (max(range.lowerBound, 0) + page - 1) / page * page
+        let end = min(range.upperBound, count) / page * page
+        guard end > start else { return }
+        _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
+    }
+}
+
+/// Read-only bytes handed to another thread.
+private struct SendableBytes: @unchecked Sendable {
+    // @unchecked: the bytes are a read-only mapping (or buffer) that the reader keeps until the
+    // worker has been waited for; nothing writes them.
+    let bytes: UnsafeRawBufferPointer
+
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+}
+
+/// The `objects` section of a dump, read on a thread of its own.
+private final class ObjectsWorker: @unchecked Sendable {
+    // @unchecked: `result` is written once by the worker thread before it signals `done`, and
+    // read only after waiting on `done`.
+    struct Objects {
+        var objects: [ObjectInfo]
+        var leakedFlags: [UInt64]
+        var ascending: Bool
+    }
+
+    private var result: Result<Objects, DumpReader.Failure>?
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+
+    init(section: SendableBytes, fileOffset: Int, consumed: PageReleaser?) {
+        let thread = Thread { [self] in
+            result = DumpReader.readObjects(section.bytes, fileOffset: fileOffset, consumed: consumed)
+            done.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    /// The worker's result, once it is done (waits for it the first time).
+    @discardableResult
+    func wait() -> Result<Objects, DumpReader.Failure> {
+        if !waited {
+            done.wait()
+            waited = true
+        }
+        return result!
     }
 }
