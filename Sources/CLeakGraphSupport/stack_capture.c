@@ -25,8 +25,10 @@
 // And as most allocations of a thread share their outer frames with its previous one (the test
 // runner, the test, the function that loops), a walk that reaches a frame of the thread's last
 // walk in the same state reuses the rest after checking the words each step would read.
-// Every load of the walk is checked against the thread's stack bounds: a wrong rule (code
-// unloaded and other code mapped at the same address) ends a stack early, it never faults.
+// Every load of the walk is checked against the thread's stack bounds, so a wrong rule (code
+// unloaded and other code mapped at the same address) can give wrong frames but never a fault.
+// Where libunwind's step has no constant rule (signal frames, realigned frames) the return
+// address is marked so, and captures through it are libunwind's alone.
 //
 // Measured (a 32-frame stack, 40 deep, instructions per capture under cachegrind): unw_backtrace
 // 3,021; the learned rules 1,406; reusing the last walk 1,053.
@@ -61,14 +63,12 @@ typedef int (*unw_init_local_fn)(lg_unw_cursor *, ucontext_t *);
 typedef int (*unw_step_fn)(lg_unw_cursor *);
 typedef int (*unw_get_reg_fn)(lg_unw_cursor *, int, uint64_t *);
 typedef int (*unw_get_save_loc_fn)(lg_unw_cursor *, int, lg_unw_save_loc *);
-typedef int (*unw_is_signal_frame_fn)(lg_unw_cursor *);
 
 static unw_getcontext_fn lg_unw_getcontext = NULL;
 static unw_init_local_fn lg_unw_init_local = NULL;
 static unw_step_fn lg_unw_step = NULL;
 static unw_get_reg_fn lg_unw_get_reg = NULL;
 static unw_get_save_loc_fn lg_unw_get_save_loc = NULL;
-static unw_is_signal_frame_fn lg_unw_is_signal_frame = NULL;
 static int lg_learns_rules = 0;
 #endif
 
@@ -89,9 +89,8 @@ static void lg_load_unwinder(void) {
             lg_unw_step = (unw_step_fn)dlsym(handle, "_ULx86_64_step");
             lg_unw_get_reg = (unw_get_reg_fn)dlsym(handle, "_ULx86_64_get_reg");
             lg_unw_get_save_loc = (unw_get_save_loc_fn)dlsym(handle, "_ULx86_64_get_save_loc");
-            lg_unw_is_signal_frame = (unw_is_signal_frame_fn)dlsym(handle, "_ULx86_64_is_signal_frame");
             lg_learns_rules = lg_unw_getcontext != NULL && lg_unw_init_local != NULL && lg_unw_step != NULL
-                && lg_unw_get_reg != NULL && lg_unw_get_save_loc != NULL && lg_unw_is_signal_frame != NULL;
+                && lg_unw_get_reg != NULL && lg_unw_get_save_loc != NULL;
 #endif
             atomic_store_explicit(&lg_loaded, 1, memory_order_release);
             return;
@@ -138,8 +137,11 @@ __attribute__((always_inline)) static inline int lg_capture_with_unwinder(
 //   bit  2     the caller's rbp is saved at CFA + offset (else the frame left rbp untouched)
 //   bits 8-31  delta; 0 for the outermost frame (a CFA not above rsp ends every walk)
 //   bits 32-63 offset, signed (negative: the slot is inside the frame)
+//   or lg_rule_none (bit 3 alone): libunwind's step there has no constant rule (a signal frame, a
+//   realigned frame): captures through it are libunwind's alone, without learning again.
 enum { lg_rule_learned = 1, lg_rule_frame_pointer = 2, lg_rule_saves_rbp = 4 };
 static const uint64_t lg_rule_outermost = lg_rule_learned;
+static const uint64_t lg_rule_none = 8;
 
 enum { lg_rule_bits = 16, lg_rule_slots = 1 << lg_rule_bits, lg_rule_probes = 16 };
 
@@ -205,6 +207,9 @@ typedef struct {
 enum { lg_memo_capacity = 64, lg_memo_beyond = 16 };
 static __thread lg_frame_state lg_memo[lg_memo_capacity];
 static __thread int lg_memo_count = 0;
+// Set while this thread walks with its memo: a capture from a signal handler that interrupted it
+// walks without the memo, which the interrupted walk is reading and rewriting.
+static __thread volatile int lg_memo_busy = 0;
 
 static int lg_know_stack_bounds(void) {
     if (lg_stack_known != 0) return lg_stack_known > 0;
@@ -237,6 +242,9 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
         if (lg_unw_step(&cursor) <= 0) return 0;
     }
     int written = 0;
+    // Whether the last step did not read the caller's pc from [CFA - 8] (a signal frame): the
+    // frame after it was interrupted (its ip is exact, not a return address).
+    int afterUnusual = 0;
     for (int index = 1; written < capacity; index++) {
         uint64_t ip = 0, sp = 0, rbp = 0;
         lg_unw_get_reg(&cursor, lg_unw_rip, &ip);
@@ -245,34 +253,60 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
         if (ip == 0) break;
         if (index > skip) buffer[written++] = ip;
         if (written == capacity) break;
-        int signalFrame = lg_unw_is_signal_frame(&cursor) > 0;
         lg_unw_save_loc before;
         memset(&before, 0, sizeof before);
         int hadLocation = lg_unw_get_save_loc(&cursor, lg_unw_rbp, &before) == 0;
         int stepped = lg_unw_step(&cursor);
         if (stepped == 0) {
-            if (!signalFrame) lg_learn_rule(ip, lg_rule_outermost);
+            lg_learn_rule(ip, afterUnusual ? lg_rule_none : lg_rule_outermost);
             break;
         }
-        if (stepped < 0) break;
-        if (signalFrame) continue;  // a signal frame's caller is in its saved context: no rule
+        if (stepped < 0) {
+            lg_learn_rule(ip, lg_rule_none);
+            break;
+        }
         uint64_t cfa = 0;
         lg_unw_get_reg(&cursor, lg_unw_rsp, &cfa);
+        // Rules only for steps that read the caller's pc from [CFA - 8], as a call leaves it: not
+        // a signal frame (its caller is in the saved context; libunwind's is_signal_frame
+        // describes the frame stepped from), and not the frame a signal interrupted. The same
+        // test libunwind's own fast trace uses for a standard frame.
+        lg_unw_save_loc ripLocation;
+        memset(&ripLocation, 0, sizeof ripLocation);
+        int previousUnusual = afterUnusual;
+        afterUnusual = lg_unw_get_save_loc(&cursor, lg_unw_rip, &ripLocation) != 0
+            || ripLocation.type != lg_unw_slt_memory || ripLocation.address != cfa - 8;
+        if (afterUnusual || previousUnusual) {
+            lg_learn_rule(ip, lg_rule_none);
+            continue;
+        }
         lg_unw_save_loc after;
         memset(&after, 0, sizeof after);
-        if (!hadLocation || lg_unw_get_save_loc(&cursor, lg_unw_rbp, &after) != 0) continue;
+        if (!hadLocation || lg_unw_get_save_loc(&cursor, lg_unw_rbp, &after) != 0) {
+            lg_learn_rule(ip, lg_rule_none);
+            continue;
+        }
         uint64_t rule;
         // The caller's rbp is saved by this frame when its location changed to a slot inside it.
         int savesRBP = after.type == lg_unw_slt_memory
             && (before.type != lg_unw_slt_memory || before.address != after.address);
-        if (savesRBP && (after.address < sp || after.address + 16 > cfa)) continue;
-        if (cfa <= sp) continue;
+        // No constant rule: the caller's rbp saved outside the frame, no frame at all, or rbp
+        // this frame's frame pointer (the caller's rbp saved where it points) with the CFA not at
+        // rbp + 16 — a realigned frame whose CFA is an expression (GCC's stack realignment).
+        if ((savesRBP && (after.address < sp || after.address + 16 > cfa)) || cfa <= sp
+            || (savesRBP && after.address == rbp && cfa != rbp + 16)) {
+            lg_learn_rule(ip, lg_rule_none);
+            continue;
+        }
         if (savesRBP && cfa == rbp + 16 && after.address == cfa - 16) {
             rule = lg_rule_learned | lg_rule_frame_pointer | (16u << 8) | lg_rule_saves_rbp
                 | ((uint64_t)(uint32_t)(int32_t)(-16) << 32);
         } else {
             uint64_t delta = cfa - sp;
-            if (delta < 8 || delta >= (1u << 24)) continue;
+            if (delta < 8 || delta >= (1u << 24)) {
+                lg_learn_rule(ip, lg_rule_none);
+                continue;
+            }
             rule = lg_rule_learned | (delta << 8);
             if (savesRBP) {
                 int64_t offset = (int64_t)after.address - (int64_t)cfa;
@@ -285,7 +319,7 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
 }
 
 // One step of the walk from `frame` to its caller: 1 stepped, 0 the stack ends here (or a rule
-// does not fit this stack), -1 no rule for the frame's return address yet. Fills in the frame's
+// does not fit this stack), -1 no rule for the frame's return address yet, -2 no rule can be had. Fills in the frame's
 // rbpSlot and usesFramePointer and the caller's pc, sp and rbp.
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_step(
     lg_frame_state *frame, lg_frame_state *caller, uintptr_t high) {
@@ -294,7 +328,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     uint64_t rule = atomic_load_explicit(&home->returnAddress, memory_order_relaxed) == here
         ? atomic_load_explicit(&home->rule, memory_order_acquire)
         : lg_rule_after_home(here);
-    if (__builtin_expect(rule == 0, 0)) return -1;
+    if (__builtin_expect(!(rule & lg_rule_learned), 0)) return rule == 0 ? -1 : -2;
     uintptr_t usesFramePointer = (rule & lg_rule_frame_pointer) != 0;
     uintptr_t sp = frame->sp;
     uintptr_t cfa = (usesFramePointer ? frame->rbp : sp) + (uintptr_t)((uint32_t)rule >> 8);
@@ -329,7 +363,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         if (index + 1 == total) break;
         lg_frame_state caller;
         int stepped = lg_step(&state, &caller, high);
-        if (stepped <= 0) return stepped < 0 ? -1 : written;
+        if (stepped <= 0) return stepped < 0 ? stepped : written;
         state = caller;
     }
     return written;
@@ -367,7 +401,8 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
                     if (current->rbpSlot != 0) rbp = *(const uintptr_t *)current->rbpSlot;
                     current++;
                 }
-                current->rbp = rbp;
+                // memo[j] keeps the rbp its recorded step used (memo[j + 1] and its rbpSlot follow
+                // from it); this walk's own rbp goes where this walk steps from j.
                 int j = (int)(current - memo);
                 frames += j - memoIndex;
                 if (current < last) {
@@ -376,10 +411,11 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
                     int copied = j + 1 - memoIndex;
                     memcpy(&walked[headCount], &memo[memoIndex], (size_t)copied * sizeof(lg_frame_state));
                     headCount += copied;
+                    walked[headCount - 1].rbp = rbp;
                     memoIndex = j + 1;
                     lg_frame_state caller;
                     int stepped = lg_step(&walked[headCount - 1], &caller, high);
-                    if (stepped < 0) return -1;
+                    if (stepped < 0) return stepped;
                     if (stepped == 0) break;
                     state = caller;
                     continue;
@@ -394,9 +430,10 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
                     break;
                 }
                 // Step on from the last reused frame; its step is the one that changed.
+                memo[j].rbp = rbp;
                 lg_frame_state caller;
                 int stepped = lg_step(&memo[j], &caller, high);
-                if (stepped < 0) return -1;
+                if (stepped < 0) return stepped;
                 if (stepped == 0) break;
                 state = caller;
                 continue;
@@ -405,7 +442,7 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
         frames++;
         lg_frame_state caller;
         int stepped = frames == total ? 0 : lg_step(&state, &caller, high);
-        if (stepped < 0) return -1;
+        if (stepped < 0) return stepped;
         walked[headCount + tailCount] = state;
         if (joined < 0) headCount++; else tailCount++;
         if (stepped == 0) break;
@@ -432,14 +469,18 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
 
 // Return addresses are numbered from this function's caller: R1 is the return address into the
 // caller of lg_capture_stack, R2 the one into its caller, and so on; the buffer gets R(1+skip)….
+// Never inlined: the numbering counts this function's own frame.
 #if LG_LEARNED_RULES
-__attribute__((no_sanitize("address", "thread")))
+__attribute__((noinline, no_sanitize("address", "thread")))
+#else
+__attribute__((noinline))
 #endif
 int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
     if (__builtin_expect(!atomic_load_explicit(&lg_loaded, memory_order_acquire), 0)) {
         pthread_once(&lg_once, lg_load_unwinder);
     }
     if (capacity <= 0) return 0;
+    if (skip < 0) skip = 0;
 #if LG_LEARNED_RULES
     if (lg_learns_rules && lg_know_stack_bounds()) {
         // Taking this frame's address gives the function a frame pointer: [frame] holds the
@@ -450,11 +491,23 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
             lg_frame_state state = {
                 (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
-            int written = total <= lg_memo_capacity ? lg_walk_with_memo(state, high, total, buffer, skip)
-                                                    : lg_walk(state, high, total, buffer, skip);
-            if (__builtin_expect(written < 0, 0)) {
+            int written;
+            if (total <= lg_memo_capacity && !lg_memo_busy) {
+                lg_memo_busy = 1;
+                __asm__ volatile("" ::: "memory");
+                written = lg_walk_with_memo(state, high, total, buffer, skip);
+                __asm__ volatile("" ::: "memory");
+                lg_memo_busy = 0;
+            } else {
+                written = lg_walk(state, high, total, buffer, skip);
+            }
+            if (__builtin_expect(written == -1, 0)) {
                 written = lg_capture_and_learn(buffer, capacity, skip);
                 LG_NO_TAIL_CALL();
+            } else if (__builtin_expect(written < 0, 0)) {
+                // A frame no rule fits (a signal frame, a realigned one): libunwind alone.
+                // frames[0] is in this function, frames[1] is R1.
+                written = lg_capture_with_unwinder(buffer, capacity, 1 + skip);
             }
             return written;
         }
@@ -464,9 +517,10 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
     return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
 }
 
-int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip) {
+__attribute__((noinline)) int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip) {
     pthread_once(&lg_once, lg_load_unwinder);
     if (capacity <= 0) return 0;
+    if (skip < 0) skip = 0;
     return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
 }
 

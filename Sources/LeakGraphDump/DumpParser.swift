@@ -139,7 +139,8 @@ struct DumpParser {
     let count: Int
     /// Offset of the next byte to read.
     var position: Int
-    private var depth = 0
+    /// How deeply nested the parser is (a reader of part of a file starts where the whole one is).
+    var depth = 0
     private var scratch: [UInt8] = []
     private var cache = StringCache()
 

@@ -134,7 +134,7 @@ public struct LeakGraphDump: Sendable {
             reader.finishObjects()  // the worker reads `bytes`: it ends before they are unmapped
             guard readInParallel else { throw DumpError(path: path, problem: reader.describe(error)) }
             // Word the problem exactly as one pass over the file finds it: read again, in order.
-            var again = DumpReader(bytes: bytes, progress: nil, consumed: nil, objectsInParallel: false)
+            var again = DumpReader(bytes: bytes, progress: progress, consumed: consumed, objectsInParallel: false)
             do {
                 try again.read()
             } catch {
@@ -572,12 +572,10 @@ private struct DumpReader {
         guard parser.position >= nextReport else { return }
         nextReport = parser.position + reportStep
         progress?(Double(parser.position) / Double(max(parser.count, 1)))
-        // While a worker reads the objects, this reader gives back only what comes after them.
-        if objectsWorker != nil {
-            consumed?.release(fileOffset + releasableEnd..<fileOffset + parser.position)
-        } else {
-            consumed?.release(fileOffset..<fileOffset + parser.position)
-        }
+        // While a worker reads the objects, this reader gives back only what comes after them
+        // (nothing while it reads a section written before them, when format and version come last).
+        let from = objectsWorker != nil ? releasableEnd : 0
+        consumed?.release(from: fileOffset + from, upTo: fileOffset + parser.position)
     }
 
     /// A required field the current record lacks (its field index must already be reset).
@@ -753,19 +751,22 @@ private struct DumpReader {
         guard end > start else { return false }
         readObjectsInParallel = true
         releasableEnd = end
+        ParallelLoading.workersStarted.add(1, ordering: .relaxed)
         objectsWorker = ObjectsWorker(
             section: SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start)),
-            fileOffset: fileOffset + start, consumed: consumed)
+            fileOffset: fileOffset + start, depth: parser.depth, consumed: consumed)
         parser.position = end
         return true
     }
 
     /// Reads a whole `objects` array from `section` (the worker's job).
-    fileprivate static func readObjects(_ section: UnsafeRawBufferPointer, fileOffset: Int, consumed: PageReleaser?)
-        -> Result<ObjectsWorker.Objects, Failure>
-    {
+    fileprivate static func readObjects(
+        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, consumed: PageReleaser?
+    ) -> Result<ObjectsWorker.Objects, Failure> {
         var reader = DumpReader(
             bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
+        // As deep as the one-pass reader is there, so the nesting limit falls in the same place.
+        reader.parser.depth = depth
         reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .objects)])
         do throws(Failure) {
             try reader.readArray { reader throws(Failure) in try reader.readObject() }
@@ -1229,6 +1230,8 @@ enum ParallelLoading {
     /// Files with at least this many bytes from the `objects` section on (tests lower it; the
     /// result is the same either way, only the work is split).
     static let minimumObjectsBytes = Atomic<Int>(8 << 20)
+    /// How many reads handed their objects to a worker (for tests).
+    static let workersStarted = Atomic<Int>(0)
 }
 
 /// Gives back the resident pages of a read-only file mapping, a range at a time.
@@ -1238,10 +1241,11 @@ private struct PageReleaser: @unchecked Sendable {
     let base: UnsafeRawPointer
     let count: Int
 
-    func release(_ range: Range<Int>) {
+    /// Gives back the whole pages between `from` and `upTo` (none when `upTo` is not past `from`).
+    func release(from: Int, upTo: Int) {
         let page = max(Int(getpagesize()), 1)
-        let start = (max(range.lowerBound, 0) + page - 1) / page * page
-        let end = min(range.upperBound, count) / page * page
+        let start = (max(from, 0) + page - 1) / page * page
+        let end = min(upTo, count) / page * page
         guard end > start else { return }
         _ = madvise(UnsafeMutableRawPointer(mutating: base + start), end - start, MADV_DONTNEED)
     }
@@ -1270,9 +1274,9 @@ private final class ObjectsWorker: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
-    init(section: SendableBytes, fileOffset: Int, consumed: PageReleaser?) {
+    init(section: SendableBytes, fileOffset: Int, depth: Int, consumed: PageReleaser?) {
         let thread = Thread { [self] in
-            result = DumpReader.readObjects(section.bytes, fileOffset: fileOffset, consumed: consumed)
+            result = DumpReader.readObjects(section.bytes, fileOffset: fileOffset, depth: depth, consumed: consumed)
             done.signal()
         }
         thread.stackSize = 1 << 20

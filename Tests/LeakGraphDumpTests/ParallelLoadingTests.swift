@@ -13,7 +13,9 @@ struct ParallelLoadingTests {
     func sameDump() throws {
         let text = JSONExporter.render(generatedSnapshot(objects: 3_000), processID: 9)
         let inOnePass = try withMinimumObjectsBytes(Int.max) { try LeakGraphDump(data: Data(text.utf8)) }
+        let workersBefore = ParallelLoading.workersStarted.load(ordering: .relaxed)
         let onAWorker = try withMinimumObjectsBytes(0) { try LeakGraphDump(data: Data(text.utf8)) }
+        #expect(ParallelLoading.workersStarted.load(ordering: .relaxed) > workersBefore, "no worker ran")
         #expect(onAWorker.snapshot == inOnePass.snapshot)
         #expect(onAWorker.cycles == inOnePass.cycles)
         #expect(onAWorker.leakedObjectIDs == inOnePass.leakedObjectIDs)
@@ -57,6 +59,30 @@ struct ParallelLoadingTests {
             let onAWorker = withMinimumObjectsBytes(0) { outcome(data) }
             #expect(onAWorker == inOnePass)
         }
+    }
+
+    @Test("a file whose big sections come before format and version reads the same, pages given back as it goes")
+    func sectionsBeforeFormat() throws {
+        // {"edges":[…], "format", "version", "objects":[…], "stacks":[]}: the edges (over 1 MB, so
+        // that progress is due while they are read last) come before what says how to read them.
+        let text = JSONExporter.render(generatedList(objects: 12_000))
+        let objects = try #require(section("objects", of: text))
+        let edges = try #require(section("edges", of: text))
+        #expect(edges.utf8.count > 1 << 20)
+        let reordered =
+            "{\"edges\":" + edges + ",\"format\":\"leakgraph\",\"version\":1,\n\"objects\":" + objects
+            + ",\n\"stacks\":[]}"
+        let path = NSTemporaryDirectory() + "ParallelLoadingTests-\(getpid()).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try reordered.write(toFile: path, atomically: true, encoding: .utf8)
+        let inOnePass = try withMinimumObjectsBytes(Int.max) { try LeakGraphDump(contentsOf: path) }
+        var fractions: [Double] = []
+        let workersBefore = ParallelLoading.workersStarted.load(ordering: .relaxed)
+        let onAWorker = try withMinimumObjectsBytes(0) { try LeakGraphDump(contentsOf: path) { fractions.append($0) } }
+        #expect(ParallelLoading.workersStarted.load(ordering: .relaxed) > workersBefore, "no worker ran")
+        #expect(onAWorker.snapshot == inOnePass.snapshot)
+        #expect(onAWorker.snapshot.edges.count == 4 * 11_999)
+        #expect(fractions.count > 2 && fractions.last == 1)
     }
 
     @Test("an objects section not laid out one record per line is read in one pass")
@@ -116,4 +142,29 @@ private func generatedSnapshot(objects count: Int) -> GraphSnapshot {
         }
     }
     return GraphSnapshot(objects: objects, edges: edges, stacks: [], time: 3)
+}
+
+/// `count` nodes in a list held from outside (no cycles), four edges each.
+private func generatedList(objects count: Int) -> GraphSnapshot {
+    var objects: [ObjectInfo] = []
+    var edges: [EdgeInfo] = []
+    for index in 0..<count {
+        let id = UInt64(index + 1)
+        objects.append(ObjectInfo(id: id, type: "Item", strongRetainCount: 1, time: Double(index)))
+        guard index + 1 < count else { continue }
+        for (number, label) in ["next", "peer", "owner", "neighbour"].enumerated() {
+            edges.append(
+                EdgeInfo(from: id, to: id + 1, kind: number == 0 ? .strong : .weak, label: label, origin: .declared))
+        }
+    }
+    return GraphSnapshot(objects: objects, edges: edges, stacks: [], time: 4)
+}
+
+/// The value of top-level section `name` as the writer laid it out (`"name":[` … `]` before the
+/// next section's `,\n`).
+private func section(_ name: String, of text: String) -> Substring? {
+    guard let key = text.range(of: "\"\(name)\":[") else { return nil }
+    let start = text.index(key.upperBound, offsetBy: -1)
+    guard let end = text.range(of: "],\n\"", range: start..<text.endIndex) else { return nil }
+    return text[start...end.lowerBound]
 }

@@ -112,6 +112,9 @@ private func compareCaptures() -> [String] {
     let fastCount = Int(lg_capture_stack(&fast, 40, 0))
     let unwinderCount = Int(lg_capture_stack_with_unwinder(&unwinder, 40, 0))
     // Frame 0 is the call site in this function (two different sites); the rest must match.
+    guard fastCount >= 1, unwinderCount >= 1 else {
+        return ["no frames: rules \(fastCount), libunwind \(unwinderCount)"]
+    }
     let a = Array(fast[1..<fastCount])
     let b = Array(unwinder[1..<unwinderCount])
     if a == b { return [] }
