@@ -30,8 +30,8 @@
 // Where libunwind's step has no constant rule (signal frames, realigned frames) the return
 // address is marked so, and captures through it are libunwind's alone.
 //
-// Measured (a 32-frame stack, 40 deep, instructions per capture under cachegrind): unw_backtrace
-// 3,021; the learned rules 1,406; reusing the last walk 1,053.
+// Measured (`leakgraph-bench --case stack-capture-32`: 32 frames, 40 deep, instructions per
+// capture under cachegrind): unw_backtrace 3,055; the learned rules and the last walk 872.
 
 typedef int (*unw_backtrace_fn)(void **buffer, int size);
 
