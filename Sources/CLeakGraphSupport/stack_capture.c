@@ -319,8 +319,8 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
 }
 
 // One step of the walk from `frame` to its caller: 1 stepped, 0 the stack ends here (or a rule
-// does not fit this stack), -1 no rule for the frame's return address yet, -2 no rule can be had. Fills in the frame's
-// rbpSlot and usesFramePointer and the caller's pc, sp and rbp.
+// does not fit this stack), -1 no rule for the frame's return address yet, -2 none can be had.
+// Fills in the frame's rbpSlot and usesFramePointer and the caller's pc, sp and rbp.
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_step(
     lg_frame_state *frame, lg_frame_state *caller, uintptr_t high) {
     uintptr_t here = frame->pc;
@@ -354,7 +354,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
 }
 
 // Writes the return addresses of frames [skip, total) of the walk from `state` (frame 0, R1)
-// into `buffer`; -1 when a frame has no rule yet.
+// into `buffer`; -1 or -2 as lg_step when a frame has no rule.
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_walk(
     lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
     int written = 0;
@@ -369,13 +369,13 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return written;
 }
 
-// lg_walk, joining this thread's last walk where it reaches a frame of it in the same state, and
-// leaving it at the first step that would read a different word; the last walk is then this one.
+// lg_walk, joining this thread's last walk where it reaches a frame of it at the same return
+// address and stack pointer, and leaving it at the first step that would read a different word
+// (rejoining further out); the last walk is then this one.
 __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_with_memo(
     lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
     lg_frame_state *memo = lg_memo;
     int memoCount = lg_memo_count;
-    if (memoCount > lg_memo_capacity) memoCount = 0;  // only a signal handler's capture could do this
     // The walk is head (walked), then memo[joined ..< left] (reused), then tail (walked).
     lg_frame_state walked[lg_memo_capacity];
     int headCount = 0, tailCount = 0, joined = -1, left = -1;
