@@ -161,7 +161,7 @@ public struct LeakGraphDump: Sendable {
             cycles = written
             leakedObjectIDs =
                 contents.leakedFlags.isEmpty
-                ? Set(written.filter(\.leaked).flatMap(\.objects)) : Set(contents.leakedFlags)
+                ? Set(written.filter(\.leaked).flatMap(\.objects)) : contents.leakedSet ?? Set(contents.leakedFlags)
             unknownOwners = contents.unknownOwners ?? LeakDetector.analyze(snapshot).unknownOwners
         } else {
             let report = LeakDetector.analyze(snapshot)
@@ -270,6 +270,8 @@ private struct DumpContents {
     var objects: [ObjectInfo] = []
     /// Ids of objects written with `"leaked": true`.
     var leakedFlags: [UInt64] = []
+    /// `leakedFlags` as a set, when the objects worker made it (off the reader's path).
+    var leakedSet: Set<UInt64>?
     /// Whether `objects` came in ascending id order (as writers emit them), which makes the
     /// duplicate check a linear scan.
     var objectsAscending = true
@@ -673,6 +675,7 @@ private struct DumpReader {
                 case .success(let objects):
                     contents.objects = objects.objects
                     contents.leakedFlags = objects.leakedFlags
+                    contents.leakedSet = objects.leakedSet
                     contents.objectsAscending = objects.ascending
                 case .failure: throw Failure.invalid("the objects section could not be read")
                 }
@@ -737,10 +740,12 @@ private struct DumpReader {
         // One memchr per record line, to the first line that does not start a record.
         var offset = start + 1
         var end = -1
+        var recordLines = 0
         while let newline = memchr(base + offset, 0x0A, parser.count - offset) {
             let at = base.distance(to: UnsafeRawPointer(newline))
             if parser.byte(at: at + 1) == UInt8(ascii: "{") {
                 offset = at + 1
+                recordLines += 1
                 continue
             }
             if parser.byte(at: at - 1) == UInt8(ascii: ","), parser.byte(at: at - 2) == UInt8(ascii: "]") {
@@ -754,17 +759,21 @@ private struct DumpReader {
         ParallelLoading.workersStarted.add(1, ordering: .relaxed)
         objectsWorker = ObjectsWorker(
             section: SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start)),
-            fileOffset: fileOffset + start, depth: parser.depth, consumed: consumed)
+            fileOffset: fileOffset + start, depth: parser.depth, expectedCount: recordLines, consumed: consumed)
         parser.position = end
         return true
     }
 
     /// Reads a whole `objects` array from `section` (the worker's job).
+    ///
+    /// `expectedCount` (the record lines seen when the section was split) sizes the arrays once:
+    /// growing them by doubling copied and touched twice the memory.
     fileprivate static func readObjects(
-        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, consumed: PageReleaser?
+        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?
     ) -> Result<ObjectsWorker.Objects, Failure> {
         var reader = DumpReader(
             bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
+        reader.contents.objects.reserveCapacity(expectedCount)
         // As deep as the one-pass reader is there, so the nesting limit falls in the same place.
         reader.parser.depth = depth
         reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .objects)])
@@ -774,10 +783,11 @@ private struct DumpReader {
         } catch {
             return .failure(error)
         }
+        // The set of leaked ids is made here too: this thread finishes before the reader does.
         return .success(
             ObjectsWorker.Objects(
                 objects: reader.contents.objects, leakedFlags: reader.contents.leakedFlags,
-                ascending: reader.contents.objectsAscending))
+                leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
     }
 
     /// Waits for the worker, if one runs (before the bytes it reads go away).
@@ -1267,6 +1277,7 @@ private final class ObjectsWorker: @unchecked Sendable {
     struct Objects {
         var objects: [ObjectInfo]
         var leakedFlags: [UInt64]
+        var leakedSet: Set<UInt64>
         var ascending: Bool
     }
 
@@ -1274,9 +1285,10 @@ private final class ObjectsWorker: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
-    init(section: SendableBytes, fileOffset: Int, depth: Int, consumed: PageReleaser?) {
+    init(section: SendableBytes, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?) {
         let thread = Thread { [self] in
-            result = DumpReader.readObjects(section.bytes, fileOffset: fileOffset, depth: depth, consumed: consumed)
+            result = DumpReader.readObjects(
+                section.bytes, fileOffset: fileOffset, depth: depth, expectedCount: expectedCount, consumed: consumed)
             done.signal()
         }
         thread.stackSize = 1 << 20

@@ -16,6 +16,11 @@ package enum ReportBuilder {
         LeakGraphCommand.registerLibraryAdvice()
         let dump = loaded.dump
         let snapshot = dump.snapshot
+        // Who keeps what alive alone, for each leak's culprit (only when something leaked): the
+        // longest part of a big summary, computed on a thread of its own meanwhile.
+        let analysis = loaded.analysis
+        let dominatorTree =
+            dump.cycles.contains(where: \.leaked) ? BackgroundResult { Dominators(snapshot, report: analysis) } : nil
         let sites = SiteNames(snapshot)
         let tallies = DumpTallies(loaded, sites: sites)
         func entry(_ id: UInt64, unexplained: Int? = nil, withStack: Bool = false) -> LeakSummary.ObjectEntry {
@@ -30,10 +35,10 @@ package enum ReportBuilder {
         }
 
         // Leaked cycles by signature, in first-seen order, then by count.
-        var signatures = StringNumbering()
+        var signatures = StringInterner()
         var groups: [(first: Cycle, cycles: [[UInt64]])] = []
         for cycle in dump.cycles where cycle.leaked {
-            let index = signatures.number(of: cycle.signature)
+            let index = Int(signatures.number(of: cycle.signature))
             if index < groups.count {
                 groups[index].cycles.append(cycle.objects)
             } else {
@@ -46,8 +51,7 @@ package enum ReportBuilder {
         }
         let retained = dump.cycles.filter { !$0.leaked }
         let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first) + retained)
-        // Who keeps what alive alone, for each leak's culprit (only when something leaked).
-        let dominators = ordered.isEmpty ? nil : Dominators(snapshot, report: loaded.analysis)
+        let dominators = dominatorTree?.value
         let leakedCycles = ordered.map { _, group in
             var summary = LeakSummary.CycleGroup(
                 signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
@@ -126,13 +130,21 @@ struct DumpTallies {
         let leaked = loaded.dump.leakedObjectIDs
         // Counted per type number and per stack id, then named: hashing a type name and a site
         // name per object was most of a million-object report.
-        var typeNumbers = StringNumbering()
+        var typeNumbers = StringInterner()
         var typeCounts: [(count: Int, leaked: Int)] = []
         var stackCounts: [Int: (count: Int, leaked: Int)] = [:]
         var noStack = (count: 0, leaked: 0)
-        for object in snapshot.objects {
-            let isLeaked = leaked.contains(object.id) ? 1 : 0
-            let index = typeNumbers.number(of: object.type)
+        // A flag per object, set from the leaked ids through a (usually direct) index: a set
+        // lookup per object was most of these tallies.
+        let positionOfID = NodeIndex(snapshot.objects)
+        var leakedFlags = [Bool](repeating: false, count: snapshot.objects.count)
+        for id in leaked {
+            let position = positionOfID.node(of: id)
+            if position >= 0 { leakedFlags[position] = true }
+        }
+        for (position, object) in snapshot.objects.enumerated() {
+            let isLeaked = leakedFlags[position] ? 1 : 0
+            let index = Int(typeNumbers.number(of: object.type))
             if index == typeCounts.count { typeCounts.append((0, 0)) }
             typeCounts[index].count += 1
             typeCounts[index].leaked += isLeaked
@@ -168,10 +180,10 @@ struct DumpTallies {
             self.types = sorted(types)
         }
         self.sites = sorted(sites)
-        var numbering = StringNumbering()
+        var numbering = StringInterner()
         var counts: [Int] = []
         for cycle in loaded.dump.cycles where cycle.leaked {
-            let number = numbering.number(of: cycle.signature)
+            let number = Int(numbering.number(of: cycle.signature))
             if number == counts.count { counts.append(0) }
             counts[number] += 1
         }
@@ -191,11 +203,17 @@ struct CycleEdges {
 
     init(_ snapshot: GraphSnapshot, cycles: [Cycle]) {
         var wanted = Set<Key>()
+        // Edges are first told apart by their source, an integer: hashing every edge's label
+        // was most of this pass over a million edges.
+        var wantedSources = Set<UInt64>()
         for cycle in cycles {
-            for step in cycle.path { wanted.insert(Key(from: step.from, to: step.to, label: step.label)) }
+            for step in cycle.path {
+                wanted.insert(Key(from: step.from, to: step.to, label: step.label))
+                wantedSources.insert(step.from)
+            }
         }
         guard !wanted.isEmpty else { return }
-        for edge in snapshot.edges where edge.kind == .strong {
+        for edge in snapshot.edges where edge.kind == .strong && wantedSources.contains(edge.from) {
             let key = Key(from: edge.from, to: edge.to, label: edge.label)
             if wanted.contains(key) && edges[key] == nil { edges[key] = edge }
         }

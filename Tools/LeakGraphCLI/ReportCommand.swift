@@ -64,6 +64,7 @@ package struct ReportCommand: ToolCommand {
         case .text: output = ReportText.render(summary, limit: top)
         case .json: output = JSONOutput.encode(summary)
         }
+        OffThreadRelease.release(consume loaded)
         return (output, summary.hasLeaks ? .leaksFound : .clean)
     }
 }

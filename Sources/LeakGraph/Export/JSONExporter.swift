@@ -116,19 +116,20 @@ public enum JSONExporter {
         // Who keeps what alive alone, for each object's `keepsAlive`.
         let dominators = Dominators(snapshot, report: report, listsKeptObjects: false)
         // Each record of the big sections on a line of its own, for line-based tools.
-        out.section(Top.objects, snapshot.objects, keys: objectKeys) { object, field, out in
+        let objects = snapshot.objects
+        out.section(Top.objects, count: objects.count, keys: objectKeys) { index, field, out in
             switch field {
-            case .id: out.int(object.id)
-            case .type: out.string(object.type)
-            case .label: out.optionalString(object.label)
-            case .strongRetainCount: out.optionalInt(object.strongRetainCount)
-            case .stack: out.optionalInt(object.stack)
-            case .time: out.seconds(object.time)
-            case .state: out.string(object.state.rawValue)
-            case .scope: out.int(object.scope)
-            case .leaked: out.bool(report.leakedObjectIDs.contains(object.id))
-            case .processWide: out.bool(object.isRecordedProcessWide)
-            case .keepsAlive: out.int(dominators.keepsAlive(of: object.id))
+            case .id: out.int(objects[index].id)
+            case .type: out.string(objects[index].type)
+            case .label: out.optionalString(objects[index].label)
+            case .strongRetainCount: out.optionalInt(objects[index].strongRetainCount)
+            case .stack: out.optionalInt(objects[index].stack)
+            case .time: out.seconds(objects[index].time)
+            case .state: out.string(objects[index].state.rawValue)
+            case .scope: out.int(objects[index].scope)
+            case .leaked: out.bool(dominators.isLeaked(objectAt: index))
+            case .processWide: out.bool(objects[index].isRecordedProcessWide)
+            case .keepsAlive: out.int(dominators.keepsAlive(ofObjectAt: index))
             }
         }
         out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in

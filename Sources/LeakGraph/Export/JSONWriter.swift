@@ -187,6 +187,24 @@ struct JSONWriter {
         }
         bytes.append(UInt8(ascii: "]"))
     }
+
+    /// ``section(_:_:keys:linePerRecord:_:)`` of the records `0 ..< count`, each given to
+    /// `value` by position: for writers that read several arrays at the same position.
+    mutating func section<Field>(
+        _ name: DumpSchema.Top, count: Int, keys: DumpRecordKeys<Field>,
+        _ value: (Int, Field, inout JSONWriter) -> Void
+    ) {
+        raw(",\n")
+        key(name, first: true)
+        bytes.append(UInt8(ascii: "["))
+        for index in 0..<count {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            bytes.append(UInt8(ascii: "\n"))
+            record(index, keys: keys, value)
+            flushIfFull()
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
 }
 
 /// A dump record's fields in writing order, each with its key text (`"name":`, after a comma

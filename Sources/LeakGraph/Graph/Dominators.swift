@@ -17,11 +17,13 @@
 public struct Dominators: Sendable {
     /// Object ids, indexed by node (node 0 is the root).
     private let ids: [UInt64]
-    private let nodeOfID: FlatIndex
+    private let objectIndex: NodeIndex
     /// The immediate dominator of each node (-1: unreachable).
     private let immediate: [Int32]
     /// How many objects each node keeps alive alone (its dominator subtree, itself excluded).
     private let kept: [Int32]
+    /// Whether each node is a member of the report's leaked objects.
+    private let isLeaked: [Bool]
     /// The dominator tree's children of each node, in compressed rows (empty unless asked for:
     /// only ``keptAlive(by:)`` needs them).
     private let childStart: [Int32]
@@ -33,13 +35,14 @@ public struct Dominators: Sendable {
     ///   tree's children, which cost another pass); ``keepsAlive(of:)`` works either way.
     public init(_ snapshot: GraphSnapshot, report: LeakReport, listsKeptObjects: Bool = true) {
         let count = snapshot.objects.count
-        var ids = [UInt64](repeating: 0, count: count + 1)
-        var nodeOfID = FlatIndex(capacity: count)
-        for (index, object) in snapshot.objects.enumerated() {
-            ids[index + 1] = object.id
-            nodeOfID.insert(object.id, position: index + 1)
+        let objectIDs = snapshot.objects.map(\.id)
+        // Node n + 1 is snapshot.objects[n] (node 0 is the root).
+        let objectIndex = NodeIndex(ids: objectIDs)
+        let ids = [0] + objectIDs
+        func node(_ id: UInt64) -> Int32? {
+            let position = objectIndex.node(of: id)
+            return position >= 0 ? Int32(position + 1) : nil
         }
-        func node(_ id: UInt64) -> Int32? { nodeOfID.position(of: id).map { Int32($0) } }
         // Strong edges as (from, to) node pairs; parallel references count once for the
         // structure but all of them for what explains a retain count.
         var pairs: [(Int32, Int32)] = []
@@ -91,9 +94,10 @@ public struct Dominators: Sendable {
         let graph = CompactGraph(nodeCount: count + 1, pairs: pairs)
         let (immediate, kept) = Self.solve(graph)
         self.ids = ids
-        self.nodeOfID = nodeOfID
+        self.objectIndex = objectIndex
         self.immediate = immediate
         self.kept = kept
+        self.isLeaked = isLeaked
         if listsKeptObjects {
             let tree = CompactGraph(
                 nodeCount: count + 1,
@@ -110,24 +114,38 @@ public struct Dominators: Sendable {
 
     /// How many objects `id` alone keeps alive (0 for an unknown id).
     public func keepsAlive(of id: UInt64) -> Int {
-        guard let node = nodeOfID.position(of: id) else { return 0 }
-        return Int(kept[node])
+        let position = objectIndex.node(of: id)
+        return position >= 0 ? Int(kept[position + 1]) : 0
+    }
+
+    /// ``keepsAlive(of:)`` of `snapshot.objects[index]` of the snapshot this was made from,
+    /// without looking the id up (writers that go through the objects in order).
+    package func keepsAlive(ofObjectAt index: Int) -> Int {
+        Int(kept[index + 1])
+    }
+
+    /// Whether `snapshot.objects[index]` of the snapshot this was made from is in the report's
+    /// leaked objects (one load instead of a set lookup per object).
+    package func isLeaked(objectAt index: Int) -> Bool {
+        isLeaked[index + 1]
     }
 
     /// The object that alone keeps `id` alive, nil when only outside holders do (or when `id`
     /// is unknown or unreachable).
     public func immediateDominator(of id: UInt64) -> UInt64? {
-        guard let node = nodeOfID.position(of: id) else { return nil }
-        let dominator = immediate[node]
+        let position = objectIndex.node(of: id)
+        guard position >= 0 else { return nil }
+        let dominator = immediate[position + 1]
         return dominator > 0 ? ids[Int(dominator)] : nil
     }
 
     /// The objects `id` alone keeps alive (its dominator subtree, itself excluded).
     public func keptAlive(by id: UInt64) -> [UInt64] {
         precondition(!childStart.isEmpty || ids.count <= 1, "Dominators made with listsKeptObjects: false")
-        guard let position = nodeOfID.position(of: id) else { return [] }
+        let position = objectIndex.node(of: id)
+        guard position >= 0 else { return [] }
         var result: [UInt64] = []
-        var stack = [Int32(position)]
+        var stack = [Int32(position + 1)]
         while let next = stack.popLast() {
             for index in childStart[Int(next)]..<childStart[Int(next) + 1] {
                 let child = children[Int(index)]

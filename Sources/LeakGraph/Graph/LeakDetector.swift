@@ -182,56 +182,6 @@ struct Components {
     }
 }
 
-/// Snapshot object ids to node indices: a direct table when the tracked ids are dense enough
-/// (they are handed out in order, so they nearly always are), else binary search; discovered
-/// nodes (ids from ``ObjectInfo/discoveredNodeIDBase``) are few and always searched.
-struct NodeIndex {
-    private let ids: [UInt64]
-    private let direct: [Int32]
-    private let base: UInt64
-    /// Objects below this index have tracked ids; the rest are discovered nodes.
-    private let trackedCount: Int
-
-    init(_ objects: [ObjectInfo]) {
-        self.init(ids: objects.map(\.id))
-    }
-
-    /// An index of `ids`, which must be ascending.
-    init(ids: [UInt64]) {
-        self.ids = ids
-        var tracked = ids.count
-        while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
-        trackedCount = tracked
-        let low = tracked > 0 ? ids[0] : 0
-        let span = tracked > 0 ? ids[tracked - 1] - low + 1 : 0
-        if tracked > 0 && span <= UInt64(4 * tracked + 1024) {
-            var table = [Int32](repeating: -1, count: Int(span))
-            for position in 0..<tracked { table[Int(ids[position] - low)] = Int32(position) }
-            direct = table
-        } else {
-            direct = []
-        }
-        base = low
-    }
-
-    /// The node of `id`, or -1.
-    @inline(__always)
-    func node(of id: UInt64) -> Int {
-        if !direct.isEmpty && id >= base && id - base < UInt64(direct.count) {
-            return Int(direct[Int(id - base)])
-        }
-        return ids.withUnsafeBufferPointer { buffer in
-            var low = direct.isEmpty ? 0 : trackedCount
-            var high = buffer.count
-            while low < high {
-                let mid = (low &+ high) >> 1
-                if buffer[mid] < id { low = mid &+ 1 } else { high = mid }
-            }
-            return low < buffer.count && buffer[low] == id ? low : -1
-        }
-    }
-}
-
 /// Computes verdicts, loops and signatures from the components.
 private struct Verdicts {
     let snapshot: GraphSnapshot

@@ -10,11 +10,11 @@ import Foundation
 ///
 /// Sendable: the result is kept behind a lock (the semaphore alone orders it, but the thread
 /// sanitizer does not see semaphores on every platform).
-final class BackgroundResult<Value: Sendable>: Sendable {
+package final class BackgroundResult<Value: Sendable>: Sendable {
     private let result = Locked<Value?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ work: @escaping @Sendable () -> Value) {
+    package init(_ work: @escaping @Sendable () -> Value) {
         let thread = Thread { [self] in
             let value = work()
             result.withLock { $0 = value }
@@ -25,7 +25,7 @@ final class BackgroundResult<Value: Sendable>: Sendable {
     }
 
     /// The value, once the thread has computed it.
-    var value: Value {
+    package var value: Value {
         done.wait()
         done.signal()  // later reads do not wait
         return result.withLock { $0! }

@@ -3,15 +3,17 @@
 /// A few strings make up nearly every lookup (an owner's edge labels, a program's types), and
 /// the strings of one snapshot share their storage: the last few seen are compared first (a
 /// shared string compares by pointer) and only the others are hashed.
-struct StringInterner {
+package struct StringInterner {
     /// The strings, by number.
-    private(set) var strings: [String] = []
+    package private(set) var strings: [String] = []
     private var numbers: [String: Int32] = [:]
     private var recent: [(string: String, number: Int32)] = []
 
+    package init() {}
+
     /// The number of `string`, given it the first time.
     @inline(__always)
-    mutating func number(of string: String) -> Int32 {
+    package mutating func number(of string: String) -> Int32 {
         if let hit = recent.firstIndex(where: { $0.string == string }) { return recent[hit].number }
         return numberHashing(string)
     }

@@ -76,4 +76,38 @@ struct DominatorsTests {
             }
         }
     }
+
+    @Test("scattered ids (a hashed index, object 0 among them) give the same tree as dense ones")
+    func scatteredIDsMatchDenseIDs() {
+        var random = SeededGenerator(seed: 0x5CA7_7E4D)
+        for _ in 0..<40 {
+            let count = Int.random(in: 2...60, using: &random)
+            var pairs: [(Int, Int)] = []
+            for from in 0..<count {
+                for _ in 0..<Int.random(in: 0...3, using: &random) {
+                    let to = Int.random(in: 0..<count, using: &random)
+                    if to != from { pairs.append((from, to)) }
+                }
+            }
+            // Dense: 1...count. Scattered: 0, then gaps far wider than 4× the count.
+            func dense(_ node: Int) -> UInt64 { UInt64(node + 1) }
+            func scattered(_ node: Int) -> UInt64 { UInt64(node) * 1_000_003 }
+            func tree(_ id: (Int) -> UInt64) -> Dominators {
+                let snapshot = GraphSnapshot(
+                    objects: (0..<count).map { object(id($0)) }, edges: pairs.map { edge(id($0.0), id($0.1)) })
+                return Dominators(snapshot, report: LeakReport(cycles: [], leakedObjectIDs: [id(0)]))
+            }
+            let denseTree = tree(dense)
+            let scatteredTree = tree(scattered)
+            for node in 0..<count {
+                #expect(scatteredTree.keepsAlive(of: scattered(node)) == denseTree.keepsAlive(of: dense(node)))
+                #expect(
+                    scatteredTree.keptAlive(by: scattered(node)).count == denseTree.keptAlive(by: dense(node)).count)
+                #expect(
+                    scatteredTree.immediateDominator(of: scattered(node)).map { $0 / 1_000_003 }
+                        == denseTree.immediateDominator(of: dense(node)).map { $0 - 1 })
+            }
+            #expect(scatteredTree.keepsAlive(of: 7) == 0)
+        }
+    }
 }

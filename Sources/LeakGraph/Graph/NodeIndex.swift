@@ -1,0 +1,64 @@
+/// Snapshot object ids to node indices: a direct table when the tracked ids are dense enough
+/// (they are handed out in order, so they nearly always are), else a hashed index (a dump of
+/// cycles only keeps a scattered few of a big program's ids); discovered nodes (ids from
+/// ``ObjectInfo/discoveredNodeIDBase``) are few and always searched.
+///
+/// Shared by every pass that maps a snapshot's ids to positions (the detector, the dominator
+/// tree, the dump's restriction and tallies): a hash lookup per edge end was the largest cost
+/// of the dominator tree of a million objects.
+package struct NodeIndex: Sendable {
+    private let ids: [UInt64]
+    private let direct: [Int32]
+    private let base: UInt64
+    /// The tracked ids' positions when they are too scattered for `direct` (nil otherwise).
+    private let hashed: FlatIndex?
+    /// Objects below this index have tracked ids; the rest are discovered nodes.
+    private let trackedCount: Int
+
+    package init(_ objects: [ObjectInfo]) {
+        self.init(ids: objects.map(\.id))
+    }
+
+    /// An index of `ids`, which must be ascending.
+    package init(ids: [UInt64]) {
+        self.ids = ids
+        var tracked = ids.count
+        while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
+        trackedCount = tracked
+        let low = tracked > 0 ? ids[0] : 0
+        let span = tracked > 0 ? ids[tracked - 1] - low + 1 : 0
+        if tracked > 0 && span <= UInt64(4 * tracked + 1024) {
+            var table = [Int32](repeating: -1, count: Int(span))
+            for position in 0..<tracked { table[Int(ids[position] - low)] = Int32(position) }
+            direct = table
+            hashed = nil
+        } else {
+            direct = []
+            var index = FlatIndex(capacity: tracked)
+            // Keyed by id + 1: FlatIndex keys are nonzero, and a dump may hold an object 0.
+            for position in 0..<tracked { index.insert(ids[position] &+ 1, position: position) }
+            hashed = tracked > 0 ? index : nil
+        }
+        base = low
+    }
+
+    /// The node of `id`, or -1.
+    @inline(__always)
+    package func node(of id: UInt64) -> Int {
+        if !direct.isEmpty && id >= base && id - base < UInt64(direct.count) {
+            return Int(direct[Int(id - base)])
+        }
+        if id < ObjectInfo.discoveredNodeIDBase {
+            return hashed?.position(of: id &+ 1) ?? -1
+        }
+        return ids.withUnsafeBufferPointer { buffer in
+            var low = trackedCount
+            var high = buffer.count
+            while low < high {
+                let mid = (low &+ high) >> 1
+                if buffer[mid] < id { low = mid &+ 1 } else { high = mid }
+            }
+            return low < buffer.count && buffer[low] == id ? low : -1
+        }
+    }
+}
