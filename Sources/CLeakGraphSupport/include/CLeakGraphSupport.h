@@ -4,6 +4,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// A mutex for LeakGraph's own locks (`Locked`): on Linux a futex word whose uncontended lock
+/// and unlock are one atomic instruction each; elsewhere a pthread mutex behind a pointer.
+/// Initialise with lg_mutex_init before use, destroy with lg_mutex_destroy; never copy one that
+/// is in use (keep it at a stable address).
+typedef struct {
+#if defined(__linux__)
+    int state;
+#else
+    void *platform;
+#endif
+} lg_mutex;
+
+void lg_mutex_init(lg_mutex *mutex);
+void lg_mutex_destroy(lg_mutex *mutex);
+void lg_mutex_lock(lg_mutex *mutex);
+void lg_mutex_unlock(lg_mutex *mutex);
+
 /// Captures up to `capacity` return addresses of the caller's stack into `buffer`, skipping
 /// `skip` innermost frames. Returns the number written (0 when no unwinder is available).
 /// Uses libunwind, loaded privately with dlopen(RTLD_LOCAL) so that linking LeakGraph never
