@@ -72,6 +72,13 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable {
         forwardTerminalAndDispose(.error(error))
     }
 
+    /// Forwards `.completed` once, then disposes the subscription; out of line for the same
+    /// reason as ``forwardError(_:)``.
+    @inline(never)
+    final func forwardCompleted() {
+        forwardTerminalAndDispose(.completed)
+    }
+
     /// Stops forwarding and disposes the subscription through the ``SinkDisposer``.
     /// Subclasses that override it call `super.dispose()`.
     public func dispose() {

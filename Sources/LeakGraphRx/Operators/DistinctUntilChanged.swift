@@ -53,7 +53,9 @@ private final class DistinctUntilChangedSink<Key, Observer: ObserverType>: Sink<
     typealias Element = Observer.Element
     private let keySelector: (Element) throws -> Key
     private let comparer: (Key, Key) throws -> Bool
-    private var currentKey: Key?
+    /// Unchecked exclusivity: events come one at a time (the event grammar), which already
+    /// serialises every access.
+    @exclusivity(unchecked) private var currentKey: Key?
 
     init(
         keySelector: @escaping (Element) throws -> Key, comparer: @escaping (Key, Key) throws -> Bool,
@@ -64,17 +66,20 @@ private final class DistinctUntilChangedSink<Key, Observer: ObserverType>: Sink<
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: Element) {
+        do {
+            let key = try keySelector(element)
+            if let currentKey, try comparer(currentKey, key) { return }
+            currentKey = key
+            forwardNext(element)
+        } catch {
+            forwardError(error)
+        }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
-        case .next(let element):
-            do {
-                let key = try keySelector(element)
-                if let currentKey, try comparer(currentKey, key) { return }
-                currentKey = key
-                forwardOn(event)
-            } catch {
-                forwardTerminalAndDispose(.error(error))
-            }
+        case .next(let element): onNext(element)
         case .error, .completed:
             forwardTerminalAndDispose(event)
         }

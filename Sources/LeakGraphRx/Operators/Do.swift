@@ -8,6 +8,7 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1).do(onNext: { print("saw", $0) }).subscribe()   // saw 1
     /// ```
+    @inlinable
     public func `do`(
         onNext: ((Element) throws -> Void)? = nil, afterNext: ((Element) throws -> Void)? = nil,
         onError: ((Swift.Error) throws -> Void)? = nil, afterError: ((Swift.Error) throws -> Void)? = nil,
@@ -23,7 +24,10 @@ extension ObservableType {
     }
 }
 
-private struct DoHandlers<Element> {
+// Usable from inline with `Do`: the operator is inlined and specialised in the caller, whose
+// concrete `Do<A>` then needs no generic metadata lookup per call (~500 instructions).
+@usableFromInline
+struct DoHandlers<Element> {
     let onNext: ((Element) throws -> Void)?
     let afterNext: ((Element) throws -> Void)?
     let onError: ((Swift.Error) throws -> Void)?
@@ -33,6 +37,24 @@ private struct DoHandlers<Element> {
     let onSubscribe: (() -> Void)?
     let onSubscribed: (() -> Void)?
     let onDispose: (() -> Void)?
+
+    @usableFromInline
+    init(
+        onNext: ((Element) throws -> Void)?, afterNext: ((Element) throws -> Void)?,
+        onError: ((Swift.Error) throws -> Void)?, afterError: ((Swift.Error) throws -> Void)?,
+        onCompleted: (() throws -> Void)?, afterCompleted: (() throws -> Void)?, onSubscribe: (() -> Void)?,
+        onSubscribed: (() -> Void)?, onDispose: (() -> Void)?
+    ) {
+        self.onNext = onNext
+        self.afterNext = afterNext
+        self.onError = onError
+        self.afterError = afterError
+        self.onCompleted = onCompleted
+        self.afterCompleted = afterCompleted
+        self.onSubscribe = onSubscribe
+        self.onSubscribed = onSubscribed
+        self.onDispose = onDispose
+    }
 
     func before(_ event: Event<Element>) throws {
         switch event {
@@ -87,10 +109,12 @@ private final class DoSink<Observer: ObserverType>: Sink<Observer>, ObserverType
     }
 }
 
-private final class Do<Element>: Producer<Element> {
+@usableFromInline
+final class Do<Element>: Producer<Element> {
     private let source: Observable<Element>
     private let handlers: DoHandlers<Element>
 
+    @usableFromInline
     init(source: Observable<Element>, handlers: DoHandlers<Element>) {
         self.source = source
         self.handlers = handlers

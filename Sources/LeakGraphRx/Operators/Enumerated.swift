@@ -13,16 +13,21 @@ extension ObservableType {
 
 private final class EnumeratedSink<SourceElement, Observer: ObserverType>: Sink<Observer>, ObserverType
 where Observer.Element == (index: Int, element: SourceElement) {
-    private var index = 0
+    /// Unchecked exclusivity: events come one at a time (the event grammar), which already
+    /// serialises every access.
+    @exclusivity(unchecked) private var index = 0
+
+    func onNext(_ element: SourceElement) {
+        let (next, overflow) = index.addingReportingOverflow(1)
+        guard !overflow else { return forwardError(RxError.overflow) }
+        let current = index
+        index = next
+        forwardNext((index: current, element: element))
+    }
 
     func on(_ event: Event<SourceElement>) {
         switch event {
-        case .next(let element):
-            let (next, overflow) = index.addingReportingOverflow(1)
-            guard !overflow else { return forwardError(RxError.overflow) }
-            let current = index
-            index = next
-            forwardNext((index: current, element: element))
+        case .next(let element): onNext(element)
         case .error(let error): forwardTerminalAndDispose(.error(error))
         case .completed: forwardTerminalAndDispose(.completed)
         }

@@ -6,6 +6,7 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1, 2, 3).scan(0, accumulator: +).subscribe(onNext: { print($0) })   // 1, 3, 6
     /// ```
+    @inlinable
     public func scan<Accumulate>(
         _ seed: Accumulate, accumulator: @escaping (Accumulate, Element) throws -> Accumulate
     ) -> Observable<Accumulate> {
@@ -20,6 +21,7 @@ extension ObservableType {
     /// ```swift
     /// Observable.of(1, 2).scan(into: [Int]()) { $0.append($1) }.subscribe(onNext: { print($0) })   // [1], [1, 2]
     /// ```
+    @inlinable
     public func scan<Accumulate>(
         into seed: Accumulate, accumulator: @escaping (inout Accumulate, Element) throws -> Void
     ) -> Observable<Accumulate> {
@@ -43,26 +45,33 @@ private final class ScanSink<SourceElement, Observer: ObserverType>: Sink<Observ
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: SourceElement) {
+        do {
+            try accumulator(&accumulate, element)
+            forwardNext(accumulate)
+        } catch {
+            forwardError(error)
+        }
+    }
+
     func on(_ event: Event<SourceElement>) {
         switch event {
-        case .next(let element):
-            do {
-                try accumulator(&accumulate, element)
-                forwardNext(accumulate)
-            } catch {
-                forwardTerminalAndDispose(.error(error))
-            }
+        case .next(let element): onNext(element)
         case .error(let error): forwardTerminalAndDispose(.error(error))
         case .completed: forwardTerminalAndDispose(.completed)
         }
     }
 }
 
-private final class Scan<SourceElement, Accumulate>: Producer<Accumulate> {
+// Usable from inline: the operators are inlined and specialised in the caller, whose concrete
+// `Scan<A, B>` then needs no generic metadata lookup per call (~500 instructions).
+@usableFromInline
+final class Scan<SourceElement, Accumulate>: Producer<Accumulate> {
     private let source: Observable<SourceElement>
     private let seed: Accumulate
     private let accumulator: (inout Accumulate, SourceElement) throws -> Void
 
+    @usableFromInline
     init(
         source: Observable<SourceElement>, seed: Accumulate,
         accumulator: @escaping (inout Accumulate, SourceElement) throws -> Void

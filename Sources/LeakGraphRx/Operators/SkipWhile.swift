@@ -21,24 +21,29 @@ extension ObservableType {
 private final class SkipWhileSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
     typealias Element = Observer.Element
     private let predicate: (Element) throws -> Bool
-    private var running = false
+    /// Unchecked exclusivity: events come one at a time (the event grammar), which already
+    /// serialises every access; the dynamic check cost more than the rest of the event.
+    @exclusivity(unchecked) private var running = false
 
     init(predicate: @escaping (Element) throws -> Bool, observer: Observer, cancel: Cancelable) {
         self.predicate = predicate
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: Element) {
+        if !running {
+            do {
+                running = try !predicate(element)
+            } catch {
+                return forwardError(error)
+            }
+        }
+        if running { forwardNext(element) }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
-        case .next(let element):
-            if !running {
-                do {
-                    running = try !predicate(element)
-                } catch {
-                    return forwardError(error)
-                }
-            }
-            if running { forwardNext(element) }
+        case .next(let element): onNext(element)
         case .error, .completed: forwardTerminalAndDispose(event)
         }
     }

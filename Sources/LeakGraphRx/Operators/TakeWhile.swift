@@ -59,7 +59,9 @@ private final class TakeUntilPredicateSink<Observer: ObserverType>: Sink<Observe
     typealias Element = Observer.Element
     private let predicate: (Element) throws -> Bool
     private let behavior: TakeBehavior
-    private var running = true
+    /// Unchecked exclusivity: events come one at a time (the event grammar), which already
+    /// serialises every access; the dynamic check cost more than the rest of the event.
+    @exclusivity(unchecked) private var running = true
 
     init(predicate: @escaping (Element) throws -> Bool, behavior: TakeBehavior, observer: Observer, cancel: Cancelable)
     {
@@ -68,21 +70,24 @@ private final class TakeUntilPredicateSink<Observer: ObserverType>: Sink<Observe
         super.init(observer: observer, cancel: cancel)
     }
 
+    func onNext(_ element: Element) {
+        guard running else { return }
+        do {
+            running = try !predicate(element)
+        } catch {
+            return forwardError(error)
+        }
+        if running {
+            forwardNext(element)
+        } else {
+            if behavior == .inclusive { forwardNext(element) }
+            forwardCompleted()
+        }
+    }
+
     func on(_ event: Event<Element>) {
         switch event {
-        case .next(let element):
-            guard running else { return }
-            do {
-                running = try !predicate(element)
-            } catch {
-                return forwardError(error)
-            }
-            if running {
-                forwardNext(element)
-            } else {
-                if behavior == .inclusive { forwardNext(element) }
-                forwardTerminalAndDispose(.completed)
-            }
+        case .next(let element): onNext(element)
         case .error, .completed: forwardTerminalAndDispose(event)
         }
     }

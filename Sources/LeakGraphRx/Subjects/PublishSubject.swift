@@ -26,8 +26,8 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
     // @unchecked Sendable: all mutable state is in `state` or `stopEvent`, behind `state`'s lock.
     private let state = Locked(SubjectState())
     /// The terminal event; read and written only under `state`'s lock (and only once
-    /// `state.stopped` says there is one), so the event path never touches `Event<Element>?`.
-    private var stopEvent: Event<Element>?
+    /// `state.stopped` says there is one). Not an `Event<Element>?`: see ``TerminalEvent``.
+    private var stopEvent: TerminalEvent?
 
     /// Creates a subject with no observers.
     public override init(label: String? = nil) {
@@ -68,7 +68,7 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
         let observers = state.locked { state -> ObserverBag.Entries in
             guard !state.stopped, !state.disposed else { return [] }
             state.stopped = true
-            stopEvent = event
+            stopEvent = TerminalEvent(event)
             return state.observers.removeAll(owner: self)
         }
         ObserverBag.dispatch(observers, event)
@@ -89,7 +89,7 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
     where Observer.Element == Element {
         let event = state.locked { state -> Event<Element>? in
             if state.disposed { return .error(RxError.disposed(object: self)) }
-            return stopEvent
+            return stopEvent?.event()
         }
         if let event { observer.on(event) }
         return Disposables.create()
@@ -105,7 +105,7 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
 
     /// Drops every observer; later subscriptions receive an error.
     public func dispose() {
-        let (observers, event) = state.locked { state -> (ObserverBag.Entries, Event<Element>?) in
+        let (observers, event) = state.locked { state -> (ObserverBag.Entries, TerminalEvent?) in
             state.disposed = true
             let event = stopEvent
             stopEvent = nil
