@@ -32,6 +32,8 @@ int lg_is_deallocating(void *object) { return swift_isDeallocating(object) ? 1 :
 
 
 __thread int lg_shared_stack_plus_one = 0;
+__thread uintptr_t lg_stack_scratch[LG_STACK_SCRATCH_CAPACITY];
+__thread int lg_stack_scratch_busy = 0;
 __thread int lg_releasing_snapshot = 0;
 
 // Value witnesses, called with the Swift calling convention. The table sits one word before a

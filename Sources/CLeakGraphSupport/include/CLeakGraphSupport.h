@@ -64,6 +64,22 @@ extern __thread int lg_shared_stack_plus_one;
 static inline int lg_get_shared_stack(void) { return lg_shared_stack_plus_one; }
 static inline void lg_set_shared_stack(int value) { lg_shared_stack_plus_one = value; }
 
+/// This thread's buffer for one captured stack (`LG_STACK_SCRATCH_CAPACITY` return addresses),
+/// used between capturing a stack and interning it: a temporary allocation per capture cost
+/// ~50 instructions of unspecialised generic code. lg_stack_scratch_acquire returns NULL while
+/// the buffer is in use (a capture nested in another's interning), and the caller then uses
+/// storage of its own; lg_stack_scratch_release gives the buffer back.
+#define LG_STACK_SCRATCH_CAPACITY 128
+extern __thread uintptr_t lg_stack_scratch[LG_STACK_SCRATCH_CAPACITY];
+extern __thread int lg_stack_scratch_busy;
+
+static inline uintptr_t *lg_stack_scratch_acquire(void) {
+    if (lg_stack_scratch_busy) return NULL;
+    lg_stack_scratch_busy = 1;
+    return lg_stack_scratch;
+}
+static inline void lg_stack_scratch_release(void) { lg_stack_scratch_busy = 0; }
+
 /// How many snapshots this thread is releasing holds for (nested when a release runs a deinit
 /// that takes a snapshot).
 extern __thread int lg_releasing_snapshot;

@@ -27,6 +27,12 @@ enum StackCapture {
     @inline(never)
     static func withStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
         if depth <= 0 { return body(nil) }
+        // The thread's scratch buffer, unless a capture is already using it.
+        if depth <= Int(LG_STACK_SCRATCH_CAPACITY), let scratch = lg_stack_scratch_acquire() {
+            defer { lg_stack_scratch_release() }
+            let count = Int(lg_capture_stack(scratch, Int32(depth), Int32(skip + 1)))
+            return body(UnsafeBufferPointer(start: scratch, count: count))
+        }
         return withUnsafeTemporaryAllocation(of: UInt.self, capacity: depth) { buffer in
             let count = Int(lg_capture_stack(buffer.baseAddress!, Int32(depth), Int32(skip + 1)))
             return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
