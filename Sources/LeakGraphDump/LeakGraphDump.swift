@@ -759,7 +759,11 @@ private struct DumpReader {
         ParallelLoading.workersStarted.add(1, ordering: .relaxed)
         objectsWorker = ObjectsWorker(
             section: SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start)),
-            fileOffset: fileOffset + start, depth: parser.depth, expectedCount: recordLines, consumed: consumed)
+            // At most what the section's bytes can hold (the shortest record and its separator
+            // take about 20): a file of bare `{` lines must not reserve gigabytes before the parse
+            // rejects it.
+            fileOffset: fileOffset + start, depth: parser.depth, expectedCount: min(recordLines, (end - start) / 20),
+            consumed: consumed)
         parser.position = end
         return true
     }

@@ -40,7 +40,9 @@ extension LeakGraph {
         // Another thread's snapshot letting go of its holds at that very moment over-counts a
         // retain count for an instant: a real leak cannot change, so look again (a few times,
         // a millisecond apart) before calling a difference real.
-        var confirmed = Set<UInt64>()
+        // What did not match: usually nothing, so nothing is rebuilt (a set of a million
+        // confirmed ids and a lookup per cycle member were a tenth of a big dump at exit).
+        var unconfirmed = Set<UInt64>()
         for attempt in 0..<5 {
             if attempt > 0 { usleep(1_000) }
             // Declared-only, the second look reads the few numbers it compares straight from the
@@ -52,18 +54,20 @@ extension LeakGraph {
                     declaredOnly: false
                 ).values
                 : Snapshotter.declaredFingerprints(Registry.shared, ids: leakedIDs)
-            confirmed = []
-            for (slot, id) in leakedIDs.enumerated() where before.values[slot] == after[slot] {
-                confirmed.insert(id)
+            unconfirmed = []
+            for (slot, id) in leakedIDs.enumerated() where before.values[slot] != after[slot] {
+                unconfirmed.insert(id)
             }
-            if confirmed.count == firstReport.leakedObjectIDs.count { break }
+            if unconfirmed.isEmpty { break }
         }
         var report = firstReport
-        report.leakedObjectIDs = confirmed
-        for index in report.cycles.indices where report.cycles[index].leaked {
-            if !report.cycles[index].objects.allSatisfy(confirmed.contains) {
-                report.cycles[index].leaked = false
-                report.leakedObjectIDs.subtract(report.cycles[index].objects)
+        if !unconfirmed.isEmpty {
+            report.leakedObjectIDs.subtract(unconfirmed)
+            for index in report.cycles.indices where report.cycles[index].leaked {
+                if report.cycles[index].objects.contains(where: unconfirmed.contains) {
+                    report.cycles[index].leaked = false
+                    report.leakedObjectIDs.subtract(report.cycles[index].objects)
+                }
             }
         }
         if report.leakedObjectIDs.count != firstReport.leakedObjectIDs.count {

@@ -10,8 +10,10 @@ package struct NodeIndex: Sendable {
     private let ids: [UInt64]
     private let direct: [Int32]
     private let base: UInt64
-    /// The tracked ids' positions when they are too scattered for `direct` (nil otherwise).
+    /// The tracked ids' positions when they are too scattered for `direct`, or every id's when
+    /// they are not in ascending order (nil otherwise).
     private let hashed: FlatIndex?
+    private let isAscending: Bool
     /// Objects below this index have tracked ids; the rest are discovered nodes.
     private let trackedCount: Int
 
@@ -19,15 +21,19 @@ package struct NodeIndex: Sendable {
         self.init(ids: objects.map(\.id))
     }
 
-    /// An index of `ids`, which must be ascending.
+    /// An index of `ids`. Snapshots list their objects in ascending id order, which the direct
+    /// table needs; ids in any other order (a hand-built snapshot) are all hashed instead.
     package init(ids: [UInt64]) {
         self.ids = ids
+        let ascending = ids.indices.dropFirst().allSatisfy { ids[$0 - 1] < ids[$0] }
         var tracked = ids.count
-        while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
+        if ascending {
+            while tracked > 0 && ids[tracked - 1] >= ObjectInfo.discoveredNodeIDBase { tracked -= 1 }
+        }
         trackedCount = tracked
         let low = tracked > 0 ? ids[0] : 0
-        let span = tracked > 0 ? ids[tracked - 1] - low + 1 : 0
-        if tracked > 0 && span <= UInt64(4 * tracked + 1024) {
+        let span = tracked > 0 ? ids[tracked - 1] &- low &+ 1 : 0
+        if ascending && tracked > 0 && span <= UInt64(4 * tracked + 1024) {
             var table = [Int32](repeating: -1, count: Int(span))
             for position in 0..<tracked { table[Int(ids[position] - low)] = Int32(position) }
             direct = table
@@ -36,10 +42,13 @@ package struct NodeIndex: Sendable {
             direct = []
             var index = FlatIndex(capacity: tracked)
             // Keyed by id + 1: FlatIndex keys are nonzero, and a dump may hold an object 0.
-            for position in 0..<tracked { index.insert(ids[position] &+ 1, position: position) }
+            for position in 0..<tracked where ids[position] != .max {
+                index.insert(ids[position] &+ 1, position: position)
+            }
             hashed = tracked > 0 ? index : nil
         }
         base = low
+        isAscending = ascending
     }
 
     /// The node of `id`, or -1.
@@ -48,7 +57,7 @@ package struct NodeIndex: Sendable {
         if !direct.isEmpty && id >= base && id - base < UInt64(direct.count) {
             return Int(direct[Int(id - base)])
         }
-        if id < ObjectInfo.discoveredNodeIDBase {
+        if id < ObjectInfo.discoveredNodeIDBase || !isAscending {
             return hashed?.position(of: id &+ 1) ?? -1
         }
         return ids.withUnsafeBufferPointer { buffer in

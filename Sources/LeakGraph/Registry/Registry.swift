@@ -167,9 +167,10 @@ final class Registry: Sendable {
 
     func setLabel(slot: Int32, _ label: String?) {
         let old: String? = state.withLock { state in
-            state.objects[Int(slot)].hasLabel = label != nil
-            if let label { return state.objectLabels.updateValue(label, forKey: slot) }
-            return state.objectLabels.removeValue(forKey: slot)
+            let index = state.objects[Int(slot)].labelIndex
+            let old = index >= 0 ? state.takeLabel(at: index) : nil
+            state.objects[Int(slot)].labelIndex = label.map { state.storeLabel($0) } ?? -1
+            return old
         }
         _ = old
     }

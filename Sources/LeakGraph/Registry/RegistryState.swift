@@ -15,12 +15,13 @@ struct ObjectSlot {
     var scope: UInt32 = 0
     var isExternal = false
     var state: UInt8 = 0
-    /// Whether `objectLabels` has an entry for this slot (most objects have no label, and the
-    /// dictionary lookup on free is not free).
-    var hasLabel = false
     /// Whether `edgeIndexes` indexes this object's out-edges (it has many: a subject with many
     /// observers, a big `DisposeBag`, `concat` over many sources).
     var hasEdgeIndex = false
+    /// Where the object's label is in `objectLabelTexts`, -1 without one (most objects). An index
+    /// rather than a dictionary keyed by slot: a snapshot of 500,000 labelled objects spent 0.07 s
+    /// hashing slots; last, so the slot stays 56 bytes.
+    var labelIndex: Int32 = -1
 }
 
 /// An out-edge's identity within its owner: what adding the same reference again counts into.
@@ -53,7 +54,9 @@ struct RegistryState {
     /// The id the next object will get: one counter for tracked objects and whole-process
     /// records (``lg_take_object_id``), so ids follow allocation order across both.
     var nextID: UInt64 { lg_peek_object_id() }
-    var objectLabels: [Int32: String] = [:]
+    /// Object labels, by ``ObjectSlot/labelIndex``; freed places are reused.
+    var objectLabelTexts: [String] = []
+    var freeLabelIndexes: [Int32] = []
     var externals: [UInt: Int32] = [:]
     var weakReferences: [Int32: WeakReference] = [:]
 
@@ -87,9 +90,10 @@ struct RegistryState {
         stateCode: UInt8 = 0
     ) -> Int32 {
         let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
+        let labelIndex = label.map { storeLabel($0) } ?? -1
         let entry = ObjectSlot(
             address: address, metadata: metadata, id: lg_take_object_id(), time: time, stack: stackID, scope: scope,
-            state: stateCode, hasLabel: label != nil)
+            state: stateCode, labelIndex: labelIndex)
         liveCount += 1
         let slot: Int32
         // `removeLast` after an emptiness check: `popLast` is a generic default (~20 instructions).
@@ -100,7 +104,6 @@ struct RegistryState {
             slot = Int32(objects.count)
             objects.append(entry)
         }
-        if let label { objectLabels[slot] = label }
         return slot
     }
 
@@ -134,12 +137,37 @@ struct RegistryState {
             freeEdge(edge)
             edge = next
         }
-        let hadLabel = objects[Int(slot)].hasLabel
+        let labelIndex = objects[Int(slot)].labelIndex
         if objects[Int(slot)].hasEdgeIndex { edgeIndexes.removeValue(forKey: slot) }
         objects[Int(slot)] = ObjectSlot()
         freeObjects.append(slot)
         liveCount -= 1
-        return hadLabel ? objectLabels.removeValue(forKey: slot) : nil
+        return labelIndex >= 0 ? takeLabel(at: labelIndex) : nil
+    }
+
+    /// Stores a label and returns its index in `objectLabelTexts`.
+    mutating func storeLabel(_ label: String) -> Int32 {
+        if !freeLabelIndexes.isEmpty {
+            let index = freeLabelIndexes.removeLast()
+            objectLabelTexts[Int(index)] = label
+            return index
+        }
+        objectLabelTexts.append(label)
+        return Int32(objectLabelTexts.count - 1)
+    }
+
+    /// Frees the label at `index` and returns it, for the caller to drop after unlocking.
+    mutating func takeLabel(at index: Int32) -> String {
+        let label = objectLabelTexts[Int(index)]
+        objectLabelTexts[Int(index)] = ""
+        freeLabelIndexes.append(index)
+        return label
+    }
+
+    /// The label of the object in `slot`, if any.
+    func label(ofSlot slot: Int) -> String? {
+        let index = objects[slot].labelIndex
+        return index >= 0 ? objectLabelTexts[Int(index)] : nil
     }
 
     mutating func removeExternal(slot: Int32) -> WeakReference? {
@@ -304,7 +332,8 @@ struct RegistryState {
     var byteCount: Int {
         objects.capacity * MemoryLayout<ObjectSlot>.stride + freeObjects.capacity * 4
             + edges.capacity * MemoryLayout<EdgeSlot>.stride + freeEdges.capacity * 4 + stacks.byteCount
-            + objectLabels.capacity * 24 + externals.capacity * 12 + weakReferences.capacity * 12
+            + objectLabelTexts.capacity * 16 + freeLabelIndexes.capacity * 4 + externals.capacity * 12 + weakReferences
+            .capacity * 12
             + edgeIndexes.values.reduce(0) { $0 + $1.capacity * 20 }
     }
 }

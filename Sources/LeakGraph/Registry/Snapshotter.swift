@@ -210,7 +210,7 @@ enum Snapshotter {
                 }
                 indexOfSlot[slot] = held.count
                 var object = Held(
-                    address: address, entry: entry, label: entry.hasLabel ? state.objectLabels[Int32(slot)] : nil)
+                    address: address, entry: entry, label: state.label(ofSlot: slot))
                 // An external object's registry entry is itself a weak reference to it.
                 object.weakAndUnowned = runtimeWeakAndUnownedReferences(pointer) - (entry.isExternal ? 1 : 0)
                 held.append(object)

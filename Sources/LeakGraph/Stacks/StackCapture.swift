@@ -27,15 +27,15 @@ enum StackCapture {
     @inline(never)
     static func withStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
         if depth <= 0 { return body(nil) }
-        // The thread's scratch buffer, unless a capture is already using it.
-        if depth <= Int(LG_STACK_SCRATCH_CAPACITY), let scratch = lg_stack_scratch_acquire() {
-            defer { lg_stack_scratch_release() }
-            let count = Int(lg_capture_stack(scratch, Int32(depth), Int32(skip + 1)))
-            return body(UnsafeBufferPointer(start: scratch, count: count))
+        // The thread's scratch buffer, unless a capture is already using it (or the depth is
+        // beyond it): then a buffer of its own. Either way `lg_capture_stack` is called from
+        // this function, so both number the frames alike.
+        let scratch = depth <= Int(LG_STACK_SCRATCH_CAPACITY) ? lg_stack_scratch_acquire() : nil
+        let buffer = scratch ?? UnsafeMutablePointer<UInt>.allocate(capacity: depth)
+        defer {
+            if scratch != nil { lg_stack_scratch_release() } else { buffer.deallocate() }
         }
-        return withUnsafeTemporaryAllocation(of: UInt.self, capacity: depth) { buffer in
-            let count = Int(lg_capture_stack(buffer.baseAddress!, Int32(depth), Int32(skip + 1)))
-            return body(UnsafeBufferPointer(rebasing: buffer[..<count]))
-        }
+        let count = Int(lg_capture_stack(buffer, Int32(depth), Int32(skip + 1)))
+        return body(UnsafeBufferPointer(start: buffer, count: count))
     }
 }

@@ -39,4 +39,13 @@ struct NodeIndexTests {
         #expect(index.node(of: 0) == -1)
         #expect(index.node(of: 1) == -1)
     }
+
+    @Test("ids in no particular order, discovered nodes among them, are all found by hashing")
+    func unorderedIDs() {
+        let base = ObjectInfo.discoveredNodeIDBase
+        let ids: [UInt64] = [9, 3, base + 2, 7, 0, base, 12]
+        let index = NodeIndex(ids: ids)
+        for (position, id) in ids.enumerated() { #expect(index.node(of: id) == position) }
+        for absent: UInt64 in [1, 8, 13, base + 1, .max] { #expect(index.node(of: absent) == -1) }
+    }
 }

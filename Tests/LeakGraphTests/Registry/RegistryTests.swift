@@ -35,6 +35,32 @@ struct RegistryTests {
         #expect(eventually { LeakGraph.liveObjects(since: checkpoint).mine.isEmpty })
     }
 
+    @Test("labels follow their objects through freed and reused places, relabelling and removal")
+    func labelsThroughReuse() {
+        let checkpoint = LeakGraph.checkpoint()
+        var objects = (0..<20).map { Parent(label: $0.isMultiple(of: 3) ? nil : "first \($0)") }
+        // Free every other one, then make new objects that take the freed places.
+        objects = objects.enumerated().filter { $0.offset.isMultiple(of: 2) }.map(\.element)
+        objects += (0..<10).map { Parent(label: "second \($0)") }
+        objects[0].setTrackingLabel("renamed")
+        objects[1].setTrackingLabel(nil)
+        objects[2].setTrackingLabel("given")
+        var expected = [String?]()
+        for (index, original) in (0..<20).filter({ $0.isMultiple(of: 2) }).enumerated() {
+            switch index {
+            case 0: expected.append("renamed")
+            case 1: expected.append(nil)
+            case 2: expected.append("given")
+            default: expected.append(original.isMultiple(of: 3) ? nil : "first \(original)")
+            }
+        }
+        expected += (0..<10).map { "second \($0)" }
+        // `objects` is in allocation order, which is id order, as the live objects are listed.
+        let live = LeakGraph.liveObjects(since: checkpoint).mine.filter { $0.type == "Parent" }
+        #expect(live.map(\.label) == expected)
+        withExtendedLifetime(objects) {}
+    }
+
     @Test("generic type names print with their arguments")
     func genericTypeName() {
         final class Box<Value>: TrackedObject {}
