@@ -35,12 +35,16 @@ extension LeakGraph {
     }
 
     /// ``writeDump(to:name:renderSVG:contents:)``, also returning what the dump holds.
-    static func writeDumpFiles(to directory: String, name: String?, renderSVG: Bool, contents: DumpContents?)
-        throws(SafeFileWriter.Failure) -> ((files: DumpFiles, report: LeakReport), DumpSummary)
-    {
+    ///
+    /// - Parameter keepingUntilExit: Whether the graph is kept rather than freed (at exit: freeing
+    ///   a million objects' snapshot is work the exit does not need).
+    static func writeDumpFiles(
+        to directory: String, name: String?, renderSVG: Bool, contents: DumpContents?, keepingUntilExit: Bool = false
+    ) throws(SafeFileWriter.Failure) -> ((files: DumpFiles, report: LeakReport), DumpSummary) {
         let (whole, report) = findLeaksToDescribe()
         let contents = contents ?? .fromEnvironment
         let (snapshot, written) = contents == .full ? (whole, report) : whole.restrictedToCycles(of: report)
+        if keepingUntilExit { DumpAtExit.keepUntilExit(whole, snapshot, written) }
         let summary = DumpSummary(
             whole, report: report, contents: contents, writtenObjects: snapshot.objects.count,
             writtenEdges: snapshot.edges.count)
@@ -82,6 +86,13 @@ enum DumpAtExit {
     private static let directory = Locked<String?>(nil)
     private static let armed = Atomic<Bool>(false)
     private static let ran = Atomic<Bool>(false)
+    /// What the dump at exit made, referenced until the process ends so it is never freed.
+    private static let keptUntilExit = Locked<[any Sendable]>([])
+
+    /// Keeps `values` alive until the process ends.
+    static func keepUntilExit(_ values: any Sendable...) {
+        keptUntilExit.withLock { $0.append(contentsOf: values) }
+    }
 
     static func arm(directory path: String) {
         directory.withLock { $0 = path }
@@ -101,9 +112,11 @@ enum DumpAtExit {
         else { return }
         do {
             let ((files, report), summary) = try LeakGraph.writeDumpFiles(
-                to: path, name: nil, renderSVG: false, contents: nil)
-            let leaked = report.leakedCycles
-            let retained = report.retainedCycles
+                to: path, name: nil, renderSVG: false, contents: nil, keepingUntilExit: true)
+            keepUntilExit(report)
+            // Counted, not filtered: `leakedCycles` would copy half a million cycles to count them.
+            let leakedCount = report.cycles.reduce(0) { $0 + ($1.leaked ? 1 : 0) }
+            let retainedCount = report.cycles.count - leakedCount
             let live =
                 ProcessTracking.isActive
                 ? "\(lg_process_record_count()) live object(s) recorded process-wide"
@@ -113,8 +126,8 @@ enum DumpAtExit {
                 ? "every object"
                 : "\(summary.writtenObjects) of \(summary.liveObjects) objects: the cycles and what they hold; LEAKGRAPH_DUMP=full for all"
             warn(
-                "\(live), \(leaked.count) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
-                    + "\(retained.count) retained cycle(s); wrote \(files.json) (\(written)), \(files.dot)")
+                "\(live), \(leakedCount) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
+                    + "\(retainedCount) retained cycle(s); wrote \(files.json) (\(written)), \(files.dot)")
         } catch {
             warn(error.description)
         }
