@@ -15,34 +15,40 @@ import Synchronization
 /// delivering thread (the observer made a source emit) is delivered at once, nested, as RxSwift's
 /// recursive locks do. Only the queueing allocates; a lone event takes the lock twice and
 /// allocates nothing.
+// Non-generic, at file scope: types nested in the generic class below were generic themselves,
+// and unspecialised code looked up their metadata (and `Locked<Queue>`'s) on every event.
+private struct SerialGate {
+    var emitting = false
+    /// The thread delivering, while `emitting`.
+    var owner = pthread_self()
+}
+
+private enum SerialDelivery {
+    case now
+    case nested
+    case queued
+}
+
 class SerializingSink<Observer: ObserverType>: Sink<Observer> {
-    private struct Queue {
-        var emitting = false
-        /// The thread delivering, while `emitting`.
-        var owner = pthread_self()
-        var pending: [Event<Observer.Element>] = []
-    }
-
-    private enum Delivery {
-        case now
-        case nested
-        case queued
-    }
-
-    private let queue = Locked(Queue())
+    private let gate = Locked(SerialGate())
+    /// Events from other threads waiting while one is delivered; nil while none wait (most of
+    /// the time: an empty array of a generic element would cost a metadata lookup per sink).
+    /// Read and written only under `gate`'s lock, which already serialises the accesses: its
+    /// exclusivity is not checked at run time.
+    @exclusivity(unchecked) private var pending: [Event<Observer.Element>]?
 
     /// Delivers `event` (a terminal event also disposes the subscription), serialised with
     /// every other `serialForward`.
     final func serialForward(_ event: Event<Observer.Element>) {
         let thread = pthread_self()
-        let delivery = queue.locked { queue -> Delivery in
-            if queue.emitting {
-                if pthread_equal(queue.owner, thread) != 0 { return .nested }
-                queue.pending.append(event)
+        let delivery = gate.locked { gate -> SerialDelivery in
+            if gate.emitting {
+                if pthread_equal(gate.owner, thread) != 0 { return .nested }
+                enqueue(event)
                 return .queued
             }
-            queue.emitting = true
-            queue.owner = thread
+            gate.emitting = true
+            gate.owner = thread
             return .now
         }
         switch delivery {
@@ -51,18 +57,24 @@ class SerializingSink<Observer: ObserverType>: Sink<Observer> {
         case .now: deliver(event)
         }
         while true {
-            let pending = queue.locked { queue -> [Event<Observer.Element>]? in
-                if queue.pending.isEmpty {
-                    queue.emitting = false
+            let waiting = gate.locked { gate -> [Event<Observer.Element>]? in
+                guard let waiting = pending else {
+                    gate.emitting = false
                     return nil
                 }
-                let pending = queue.pending
-                queue.pending = []
-                return pending
+                pending = nil
+                return waiting
             }
-            guard let pending else { return }
-            for event in pending { deliver(event) }
+            guard let waiting else { return }
+            for event in waiting { deliver(event) }
         }
+    }
+
+    /// Queues `event` (under `gate`'s lock). Out of line: only this path needs the array.
+    @inline(never)
+    private func enqueue(_ event: Event<Observer.Element>) {
+        if pending == nil { pending = [] }
+        pending!.append(event)
     }
 
     @inline(__always)

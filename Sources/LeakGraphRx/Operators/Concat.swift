@@ -38,18 +38,20 @@ extension ObservableType {
     }
 }
 
+// At file scope, not nested in the generic class: a type nested in a generic class is generic
+// itself, and unspecialised code looked up its metadata (and `Locked<State>`'s) on every use.
+private struct ConcatState: Sendable {
+    var index = 0
+    var running = false
+    var again = false
+}
+
 private final class ConcatSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
     typealias Element = Observer.Element
 
-    private struct State: Sendable {
-        var index = 0
-        var running = false
-        var again = false
-    }
-
     private let sources: [Observable<Element>]
     private let current = SerialDisposable()
-    private let state = Locked(State())
+    private let state = Locked(ConcatState())
 
     init(sources: [Observable<Element>], observer: Observer, cancel: Cancelable) {
         self.sources = sources

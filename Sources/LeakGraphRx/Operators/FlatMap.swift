@@ -128,14 +128,16 @@ enum MergeMode {
     case firstOnly
 }
 
-private final class MergeSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
-    private struct State {
-        var active = 0
-        var sourceStopped = false
-        /// Where the waiting elements start in ``waiting``.
-        var waitingStart = 0
-    }
+// At file scope, not nested in the generic class: a type nested in a generic class is generic
+// itself, and unspecialised code looked up its metadata (and `Locked<State>`'s) on every use.
+private struct MergeState {
+    var active = 0
+    var sourceStopped = false
+    /// Where the waiting elements start in ``waiting``.
+    var waitingStart = 0
+}
 
+private final class MergeSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     /// Elements waiting for a free slot (`.limited`), from `state.waitingStart` on; read and
     /// written only under `state`'s lock. A slot is emptied as its element is taken out, so
     /// that compacting never lets go of an element under the lock (its deinit is arbitrary
@@ -146,7 +148,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
     private let group = CompositeDisposable()
     private let sourceSubscription = SingleAssignmentDisposable()
-    private let state = Locked(State())
+    private let state = Locked(MergeState())
 
     init(
         mode: MergeMode, selector: @escaping (SourceElement) throws -> Observable<Observer.Element>,

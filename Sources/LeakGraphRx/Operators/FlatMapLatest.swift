@@ -42,17 +42,19 @@ private final class SwitchSinkIter<SourceElement, Observer: ObserverType>: Track
     }
 }
 
-private final class SwitchSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
-    private struct State {
-        var latest = 0
-        var hasLatest = false
-        var sourceStopped = false
-    }
+// At file scope, not nested in the generic class: a type nested in a generic class is generic
+// itself, and unspecialised code looked up its metadata (and `Locked<State>`'s) on every use.
+private struct FlatMapLatestState {
+    var latest = 0
+    var hasLatest = false
+    var sourceStopped = false
+}
 
+private final class SwitchSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
     private let sourceSubscription = SingleAssignmentDisposable()
     private let innerSubscription = SerialDisposable()
-    private let state = Locked(State())
+    private let state = Locked(FlatMapLatestState())
 
     init(
         selector: @escaping (SourceElement) throws -> Observable<Observer.Element>, observer: Observer,
