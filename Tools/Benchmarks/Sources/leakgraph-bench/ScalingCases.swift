@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import LeakGraphRx
 
@@ -40,6 +41,14 @@ func scalingCases() -> [BenchCase] {
             n in
             let sources = (0..<n).map { Observable.just($0) }
             _ = Observable.merge(sources).subscribe(onNext: { counter.value &+= $0 })
+        }
+        + scaling(
+            "combinelatest", "Observable.combineLatest over N sources", "build, subscribe, run to completion",
+            sizes: [1_000, 10_000]
+        ) {
+            n in
+            let sources = (0..<n).map { Observable.just($0) }
+            _ = Observable.combineLatest(sources) { $0.count }.subscribe(onNext: { counter.value &+= $0 })
         }
         + scaling(
             "subject-observers", "a subject with N observers", "subscribe N, one event, dispose N",
@@ -88,6 +97,28 @@ func scalingCases() -> [BenchCase] {
                 node.next = nil
                 node.other = nil
             }
+        }
+        + scaling(
+            "dump-leaked-pairs", "N leaked pairs written as a dump (the dump at exit's path)",
+            "snapshot, verdicts, confirmation, JSON and dot files", sizes: [1_000, 10_000, 100_000]
+        ) {
+            n in
+            // Leaked: each pair holds itself; only unretained pointers stay here, to break the
+            // cycles once the dump is written.
+            var pairs: [Unmanaged<TrackedNode>] = []
+            pairs.reserveCapacity(n)
+            for _ in 0..<n {
+                let first = TrackedNode()
+                let second = TrackedNode()
+                first.next = second
+                second.next = first
+                pairs.append(Unmanaged.passUnretained(first))
+            }
+            let directory = FileManager.default.temporaryDirectory.path + "/leakgraph-bench-\(getpid())"
+            let files = try? LeakGraph.writeDump(to: directory, name: "scale", contents: .cycles).files
+            precondition(files != nil, "the dump could not be written to \(directory)")
+            try? FileManager.default.removeItem(atPath: directory)
+            for pair in pairs { pair.takeUnretainedValue().next = nil }
         }
 }
 
