@@ -123,19 +123,9 @@ struct RegistryState {
     /// Frees `slot` and every edge from or to it. Returns the label for the caller to drop after
     /// unlocking.
     mutating func removeObject(slot: Int32) -> String? {
-        var edge = objects[Int(slot)].firstOut
-        while edge >= 0 {
-            let next = edges[Int(edge)].nextOut
-            unlinkIn(edge)
-            freeEdge(edge)
-            edge = next
-        }
-        edge = objects[Int(slot)].firstIn
-        while edge >= 0 {
-            let next = edges[Int(edge)].nextIn
-            unlinkOut(edge)
-            freeEdge(edge)
-            edge = next
+        // Most objects die with no edges left: the edge table is not touched.
+        if objects[Int(slot)].firstOut >= 0 || objects[Int(slot)].firstIn >= 0 {
+            removeEdges(of: slot)
         }
         let labelIndex = objects[Int(slot)].labelIndex
         if objects[Int(slot)].hasEdgeIndex { edgeIndexes.removeValue(forKey: slot) }
@@ -143,6 +133,32 @@ struct RegistryState {
         freeObjects.append(slot)
         liveCount -= 1
         return labelIndex >= 0 ? takeLabel(at: labelIndex) : nil
+    }
+
+    /// Frees every edge from or to `slot`, through the tables' buffers opened once: an array
+    /// element's mutation checks the array's uniqueness each time (a tenth of a subscription's
+    /// bookkeeping).
+    private mutating func removeEdges(of slot: Int32) {
+        edges.withUnsafeMutableBufferPointer { edges in
+            objects.withUnsafeMutableBufferPointer { objects in
+                var edge = objects[Int(slot)].firstOut
+                while edge >= 0 {
+                    let next = edges[Int(edge)].nextOut
+                    Self.unlinkIn(edge, edges, objects)
+                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
+                    liveEdgeCount -= 1
+                    edge = next
+                }
+                edge = objects[Int(slot)].firstIn
+                while edge >= 0 {
+                    let next = edges[Int(edge)].nextIn
+                    Self.unlinkOut(edge, edges, objects)
+                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
+                    liveEdgeCount -= 1
+                    edge = next
+                }
+            }
+        }
     }
 
     /// Stores a label and returns its index in `objectLabelTexts`.
@@ -219,21 +235,25 @@ struct RegistryState {
                 scanned += 1
             }
         }
-        let new = EdgeSlot(
-            from: from, to: to, label: label, site: site, nextOut: objects[Int(from)].firstOut,
-            nextIn: objects[Int(to)].firstIn, kind: kind)
         let index: Int32
         if !freeEdges.isEmpty {
             index = freeEdges.removeLast()
-            edges[Int(index)] = new
         } else {
             index = Int32(edges.count)
-            edges.append(new)
+            edges.append(EdgeSlot(from: -1, to: -1, label: 0, site: -1, kind: 0))
         }
-        if new.nextOut >= 0 { edges[Int(new.nextOut)].prevOut = index }
-        if new.nextIn >= 0 { edges[Int(new.nextIn)].prevIn = index }
-        objects[Int(from)].firstOut = index
-        objects[Int(to)].firstIn = index
+        edges.withUnsafeMutableBufferPointer { edges in
+            objects.withUnsafeMutableBufferPointer { objects in
+                let nextOut = objects[Int(from)].firstOut
+                let nextIn = objects[Int(to)].firstIn
+                edges[Int(index)] = EdgeSlot(
+                    from: from, to: to, label: label, site: site, nextOut: nextOut, nextIn: nextIn, kind: kind)
+                if nextOut >= 0 { edges[Int(nextOut)].prevOut = index }
+                if nextIn >= 0 { edges[Int(nextIn)].prevIn = index }
+                objects[Int(from)].firstOut = index
+                objects[Int(to)].firstIn = index
+            }
+        }
         liveEdgeCount += 1
         if objects[Int(from)].hasEdgeIndex {
             edgeIndexes[from, default: [:]][key] = index
@@ -283,26 +303,41 @@ struct RegistryState {
         if edges[Int(edge)].count > 1 {
             edges[Int(edge)].count -= 1
         } else {
-            unlinkOut(edge)
-            unlinkIn(edge)
-            freeEdge(edge)
+            edges.withUnsafeMutableBufferPointer { edges in
+                objects.withUnsafeMutableBufferPointer { objects in
+                    Self.unlinkOut(edge, edges, objects)
+                    Self.unlinkIn(edge, edges, objects)
+                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
+                    liveEdgeCount -= 1
+                }
+            }
         }
     }
 
     mutating func removeOutEdges(of from: Int32, label: Int32) {
-        var edge = objects[Int(from)].firstOut
-        while edge >= 0 {
-            let next = edges[Int(edge)].nextOut
-            if edges[Int(edge)].label == label {
-                unlinkOut(edge)
-                unlinkIn(edge)
-                freeEdge(edge)
+        edges.withUnsafeMutableBufferPointer { edges in
+            objects.withUnsafeMutableBufferPointer { objects in
+                var edge = objects[Int(from)].firstOut
+                while edge >= 0 {
+                    let next = edges[Int(edge)].nextOut
+                    if edges[Int(edge)].label == label {
+                        Self.unlinkOut(edge, edges, objects)
+                        Self.unlinkIn(edge, edges, objects)
+                        Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
+                        liveEdgeCount -= 1
+                    }
+                    edge = next
+                }
             }
-            edge = next
         }
     }
 
-    private mutating func unlinkOut(_ edge: Int32) {
+    // The edge lists' primitives work on the tables' buffers, which their callers open once.
+    // Slots and edge indices come from the lists themselves, so they are always in bounds.
+
+    private static func unlinkOut(
+        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>
+    ) {
         let e = edges[Int(edge)]
         if e.prevOut >= 0 {
             edges[Int(e.prevOut)].nextOut = e.nextOut
@@ -312,20 +347,25 @@ struct RegistryState {
         if e.nextOut >= 0 { edges[Int(e.nextOut)].prevOut = e.prevOut }
     }
 
-    private mutating func unlinkIn(_ edge: Int32) {
+    private static func unlinkIn(
+        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>
+    ) {
         let e = edges[Int(edge)]
         if e.prevIn >= 0 { edges[Int(e.prevIn)].nextIn = e.nextIn } else { objects[Int(e.to)].firstIn = e.nextIn }
         if e.nextIn >= 0 { edges[Int(e.nextIn)].prevIn = e.prevIn }
     }
 
-    private mutating func freeEdge(_ edge: Int32) {
+    /// Frees an unlinked edge (the caller lowers the live count).
+    private static func free(
+        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>,
+        _ freeEdges: inout [Int32], _ edgeIndexes: inout [Int32: [OutEdgeKey: Int32]]
+    ) {
         let e = edges[Int(edge)]
         if e.from >= 0 && objects[Int(e.from)].hasEdgeIndex {
             edgeIndexes[e.from]?[OutEdgeKey(to: e.to, label: e.label, kind: e.kind)] = nil
         }
         edges[Int(edge)].from = -1
         freeEdges.append(edge)
-        liveEdgeCount -= 1
     }
 
     /// Approximate bytes held by the registry's tables.
