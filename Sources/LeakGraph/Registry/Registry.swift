@@ -81,11 +81,9 @@ final class Registry: Sendable {
     ) -> Int32 {
         let time = coarseWallClockNanoseconds()
         return state.withLock { state in
-            let slot = state.addTrackedObject(
+            state.addTrackedObject(
                 address: address, metadata: metadata, label: label, stack: nil, scope: scope, time: time,
-                stateCode: stateCode)
-            state.objects[Int(slot)].stack = stackID
-            return slot
+                stateCode: stateCode, internedStack: stackID)
         }
     }
 

@@ -87,9 +87,9 @@ struct RegistryState {
     @inline(__always)
     mutating func addTrackedObject(
         address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, scope: UInt32, time: UInt64,
-        stateCode: UInt8 = 0
+        stateCode: UInt8 = 0, internedStack: Int32 = -1
     ) -> Int32 {
-        let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? -1
+        let stackID = stack.flatMap { $0.isEmpty ? nil : internStack($0) } ?? internedStack
         let labelIndex = label.map { storeLabel($0) } ?? -1
         let entry = ObjectSlot(
             address: address, metadata: metadata, id: lg_take_object_id(), time: time, stack: stackID, scope: scope,
