@@ -7,14 +7,6 @@ import Synchronization
     import Darwin
 #endif
 
-/// A sink fed by several upstream subscriptions (merge, switch, combineLatest, zip…) that
-/// delivers downstream one event at a time without holding a lock while it does.
-///
-/// An event arriving from another thread while one is being delivered is queued and delivered
-/// by the thread already delivering, right after. An event arriving re-entrantly on the
-/// delivering thread (the observer made a source emit) is delivered at once, nested, as RxSwift's
-/// recursive locks do. Only the queueing allocates; a lone event takes the lock twice and
-/// allocates nothing.
 // Non-generic, at file scope: types nested in the generic class below were generic themselves,
 // and unspecialised code looked up their metadata (and `Locked<Queue>`'s) on every event.
 private struct SerialGate {
@@ -29,6 +21,14 @@ private enum SerialDelivery {
     case queued
 }
 
+/// A sink fed by several upstream subscriptions (merge, switch, combineLatest, zip…) that
+/// delivers downstream one event at a time without holding a lock while it does.
+///
+/// An event arriving from another thread while one is being delivered is queued and delivered
+/// by the thread already delivering, right after. An event arriving re-entrantly on the
+/// delivering thread (the observer made a source emit) is delivered at once, nested, as RxSwift's
+/// recursive locks do. Only the queueing allocates; a lone event takes the lock twice and
+/// allocates nothing.
 class SerializingSink<Observer: ObserverType>: Sink<Observer> {
     private let gate = Locked(SerialGate())
     /// Events from other threads waiting while one is delivered; nil while none wait (most of
