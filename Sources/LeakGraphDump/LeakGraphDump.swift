@@ -531,10 +531,10 @@ private struct DumpReader {
     }
 
     /// Whether a big `objects` section may be read on a thread of its own (see
-    /// ``ObjectsWorker``).
+    /// ``startObjectsWorker()``).
     private let objectsInParallel: Bool
     /// The thread reading the `objects` section, while it runs.
-    private var objectsWorker: ObjectsWorker?
+    private var objectsWorker: BackgroundResult<Result<ParsedObjects, Failure>>?
     /// Whether this read handed the `objects` section to a worker.
     private(set) var readObjectsInParallel = false
     /// Where the worker's section ends: this reader gives back pages after it while it runs.
@@ -671,7 +671,7 @@ private struct DumpReader {
             location = DumpLocation()
             if let worker = objectsWorker {
                 objectsWorker = nil
-                switch worker.wait() {
+                switch worker.value {
                 case .success(let objects):
                     contents.objects = objects.objects
                     contents.leakedFlags = objects.leakedFlags
@@ -757,13 +757,16 @@ private struct DumpReader {
         readObjectsInParallel = true
         releasableEnd = end
         ParallelLoading.workersStarted.add(1, ordering: .relaxed)
-        objectsWorker = ObjectsWorker(
-            section: SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start)),
-            // At most what the section's bytes can hold (the shortest record and its separator
-            // take about 20): a file of bare `{` lines must not reserve gigabytes before the parse
-            // rejects it.
-            fileOffset: fileOffset + start, depth: parser.depth, expectedCount: min(recordLines, (end - start) / 20),
-            consumed: consumed)
+        let section = SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start))
+        // At most what the section's bytes can hold (the shortest record and its separator take
+        // about 20): a file of bare `{` lines must not reserve gigabytes before the parse rejects it.
+        let expectedCount = min(recordLines, (end - start) / 20)
+        let (sectionOffset, depth, consumed) = (fileOffset + start, parser.depth, consumed)
+        objectsWorker = BackgroundResult {
+            DumpReader.readObjects(
+                section.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
+                consumed: consumed)
+        }
         parser.position = end
         return true
     }
@@ -774,7 +777,7 @@ private struct DumpReader {
     /// growing them by doubling copied and touched twice the memory.
     fileprivate static func readObjects(
         _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?
-    ) -> Result<ObjectsWorker.Objects, Failure> {
+    ) -> Result<ParsedObjects, Failure> {
         var reader = DumpReader(
             bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
         reader.contents.objects.reserveCapacity(expectedCount)
@@ -789,14 +792,14 @@ private struct DumpReader {
         }
         // The set of leaked ids is made here too: this thread finishes before the reader does.
         return .success(
-            ObjectsWorker.Objects(
+            ParsedObjects(
                 objects: reader.contents.objects, leakedFlags: reader.contents.leakedFlags,
                 leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
     }
 
     /// Waits for the worker, if one runs (before the bytes it reads go away).
     mutating func finishObjects() {
-        objectsWorker?.wait()
+        _ = objectsWorker?.value
         objectsWorker = nil
     }
 
@@ -1274,38 +1277,10 @@ private struct SendableBytes: @unchecked Sendable {
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 }
 
-/// The `objects` section of a dump, read on a thread of its own.
-private final class ObjectsWorker: @unchecked Sendable {
-    // @unchecked: `result` is written once by the worker thread before it signals `done`, and
-    // read only after waiting on `done`.
-    struct Objects {
-        var objects: [ObjectInfo]
-        var leakedFlags: [UInt64]
-        var leakedSet: Set<UInt64>
-        var ascending: Bool
-    }
-
-    private var result: Result<Objects, DumpReader.Failure>?
-    private let done = DispatchSemaphore(value: 0)
-    private var waited = false
-
-    init(section: SendableBytes, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?) {
-        let thread = Thread { [self] in
-            result = DumpReader.readObjects(
-                section.bytes, fileOffset: fileOffset, depth: depth, expectedCount: expectedCount, consumed: consumed)
-            done.signal()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-
-    /// The worker's result, once it is done (waits for it the first time).
-    @discardableResult
-    func wait() -> Result<Objects, DumpReader.Failure> {
-        if !waited {
-            done.wait()
-            waited = true
-        }
-        return result!
-    }
+/// The `objects` section of a dump, as the thread that read it hands it over.
+private struct ParsedObjects: Sendable {
+    var objects: [ObjectInfo]
+    var leakedFlags: [UInt64]
+    var leakedSet: Set<UInt64>
+    var ascending: Bool
 }

@@ -176,16 +176,9 @@ struct JSONWriter {
         _ name: DumpSchema.Top, _ records: [Value], keys: DumpRecordKeys<Field>, linePerRecord: Bool = true,
         _ value: (Value, Field, inout JSONWriter) -> Void
     ) {
-        raw(",\n")
-        key(name, first: true)
-        bytes.append(UInt8(ascii: "["))
-        for (index, element) in records.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if linePerRecord { bytes.append(UInt8(ascii: "\n")) }
-            record(element, keys: keys, value)
-            flushIfFull()
+        section(name, count: records.count, linePerRecord: linePerRecord) { index, out in
+            out.record(records[index], keys: keys, value)
         }
-        bytes.append(UInt8(ascii: "]"))
     }
 
     /// ``section(_:_:keys:linePerRecord:_:)`` of the records `0 ..< count`, each given to
@@ -194,13 +187,21 @@ struct JSONWriter {
         _ name: DumpSchema.Top, count: Int, keys: DumpRecordKeys<Field>,
         _ value: (Int, Field, inout JSONWriter) -> Void
     ) {
+        section(name, count: count, linePerRecord: true) { index, out in out.record(index, keys: keys, value) }
+    }
+
+    /// The frame both sections share: the key, the brackets, the separators, a flush between
+    /// records; `write` writes record `index`.
+    private mutating func section(
+        _ name: DumpSchema.Top, count: Int, linePerRecord: Bool, _ write: (Int, inout JSONWriter) -> Void
+    ) {
         raw(",\n")
         key(name, first: true)
         bytes.append(UInt8(ascii: "["))
         for index in 0..<count {
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes.append(UInt8(ascii: "\n"))
-            record(index, keys: keys, value)
+            if linePerRecord { bytes.append(UInt8(ascii: "\n")) }
+            write(index, &self)
             flushIfFull()
         }
         bytes.append(UInt8(ascii: "]"))

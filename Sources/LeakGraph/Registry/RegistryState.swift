@@ -135,27 +135,15 @@ struct RegistryState {
         return labelIndex >= 0 ? takeLabel(at: labelIndex) : nil
     }
 
-    /// Frees every edge from or to `slot`, through the tables' buffers opened once: an array
-    /// element's mutation checks the array's uniqueness each time (a tenth of a subscription's
-    /// bookkeeping).
+    /// Frees every edge from or to `slot`: each detached edge leaves the head of its list.
     private mutating func removeEdges(of slot: Int32) {
         edges.withUnsafeMutableBufferPointer { edges in
             objects.withUnsafeMutableBufferPointer { objects in
-                var edge = objects[Int(slot)].firstOut
-                while edge >= 0 {
-                    let next = edges[Int(edge)].nextOut
-                    Self.unlinkIn(edge, edges, objects)
-                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
-                    liveEdgeCount -= 1
-                    edge = next
+                while objects[Int(slot)].firstOut >= 0 {
+                    Self.detach(objects[Int(slot)].firstOut, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
                 }
-                edge = objects[Int(slot)].firstIn
-                while edge >= 0 {
-                    let next = edges[Int(edge)].nextIn
-                    Self.unlinkOut(edge, edges, objects)
-                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
-                    liveEdgeCount -= 1
-                    edge = next
+                while objects[Int(slot)].firstIn >= 0 {
+                    Self.detach(objects[Int(slot)].firstIn, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
                 }
             }
         }
@@ -305,10 +293,7 @@ struct RegistryState {
         } else {
             edges.withUnsafeMutableBufferPointer { edges in
                 objects.withUnsafeMutableBufferPointer { objects in
-                    Self.unlinkOut(edge, edges, objects)
-                    Self.unlinkIn(edge, edges, objects)
-                    Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
-                    liveEdgeCount -= 1
+                    Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
                 }
             }
         }
@@ -321,10 +306,7 @@ struct RegistryState {
                 while edge >= 0 {
                     let next = edges[Int(edge)].nextOut
                     if edges[Int(edge)].label == label {
-                        Self.unlinkOut(edge, edges, objects)
-                        Self.unlinkIn(edge, edges, objects)
-                        Self.free(edge, edges, objects, &freeEdges, &edgeIndexes)
-                        liveEdgeCount -= 1
+                        Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
                     }
                     edge = next
                 }
@@ -332,11 +314,13 @@ struct RegistryState {
         }
     }
 
-    // The edge lists' primitives work on the tables' buffers, which their callers open once.
-    // Slots and edge indices come from the lists themselves, so they are always in bounds.
-
-    private static func unlinkOut(
-        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>
+    /// Unlinks `edge` from its owner's out-list and its target's in-list and frees it. It works
+    /// on the tables' buffers, which its callers open once per operation: an array element's
+    /// mutation checks the array's uniqueness each time (a tenth of a subscription's
+    /// bookkeeping). Slots and edge indices come from the lists themselves, so they are in bounds.
+    private static func detach(
+        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>,
+        _ freeEdges: inout [Int32], _ edgeIndexes: inout [Int32: [OutEdgeKey: Int32]], _ liveEdgeCount: inout Int
     ) {
         let e = edges[Int(edge)]
         if e.prevOut >= 0 {
@@ -345,27 +329,14 @@ struct RegistryState {
             objects[Int(e.from)].firstOut = e.nextOut
         }
         if e.nextOut >= 0 { edges[Int(e.nextOut)].prevOut = e.prevOut }
-    }
-
-    private static func unlinkIn(
-        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>
-    ) {
-        let e = edges[Int(edge)]
         if e.prevIn >= 0 { edges[Int(e.prevIn)].nextIn = e.nextIn } else { objects[Int(e.to)].firstIn = e.nextIn }
         if e.nextIn >= 0 { edges[Int(e.nextIn)].prevIn = e.prevIn }
-    }
-
-    /// Frees an unlinked edge (the caller lowers the live count).
-    private static func free(
-        _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>,
-        _ freeEdges: inout [Int32], _ edgeIndexes: inout [Int32: [OutEdgeKey: Int32]]
-    ) {
-        let e = edges[Int(edge)]
-        if e.from >= 0 && objects[Int(e.from)].hasEdgeIndex {
+        if objects[Int(e.from)].hasEdgeIndex {
             edgeIndexes[e.from]?[OutEdgeKey(to: e.to, label: e.label, kind: e.kind)] = nil
         }
         edges[Int(edge)].from = -1
         freeEdges.append(edge)
+        liveEdgeCount -= 1
     }
 
     /// Approximate bytes held by the registry's tables.
