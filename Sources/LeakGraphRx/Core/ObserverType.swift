@@ -19,6 +19,10 @@ public protocol ObserverType<Element> {
     /// through a chain without building an `Event` at each step (in unspecialised generic code,
     /// each `Event<Element>` costs a generic metadata lookup).
     func onNext(_ element: Element)
+
+    /// Receives the completion: the same as `on(.completed)`. Implemented directly where
+    /// completing needs no `Event` (an inner subscription of a merge), for the same reason.
+    func onCompleted()
 }
 
 extension ObserverType {
@@ -26,7 +30,7 @@ extension ObserverType {
     @inlinable
     public func onNext(_ element: Element) { on(.next(element)) }
 
-    /// Sends `.completed`.
+    /// Sends `.completed` (default implementation).
     @inlinable
     public func onCompleted() { on(.completed) }
 

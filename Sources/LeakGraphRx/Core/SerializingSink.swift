@@ -13,6 +13,9 @@ private struct SerialGate {
     var emitting = false
     /// The thread delivering, while `emitting`.
     var owner = pthread_self()
+    /// Whether events wait in the sink's `pending` queue (read on every delivery's way out, so
+    /// that the queue itself is touched only when something waits).
+    var hasPending = false
 }
 
 private enum SerialDelivery {
@@ -40,34 +43,75 @@ class SerializingSink<Observer: ObserverType>: Sink<Observer> {
     /// Delivers `event` (a terminal event also disposes the subscription), serialised with
     /// every other `serialForward`.
     final func serialForward(_ event: Event<Observer.Element>) {
+        switch beginDelivery(orQueue: { enqueue(event) }) {
+        case .queued: return
+        case .nested: return deliver(event)
+        case .now: deliver(event)
+        }
+        endDelivery()
+    }
+
+    /// Delivers one element, as `serialForward(.next(element))` does, without building an
+    /// `Event` (a generic metadata lookup in unspecialised code) unless it has to wait.
+    final func serialForwardNext(_ element: Observer.Element) {
+        switch beginDelivery(orQueue: { enqueueNext(element) }) {
+        case .queued: return
+        case .nested: return forwardNext(element)
+        case .now: forwardNext(element)
+        }
+        endDelivery()
+    }
+
+    /// `serialForward(.error(error))`, out of line: its `Event` stays off the callers' paths.
+    @inline(never)
+    final func serialForwardError(_ error: Swift.Error) {
+        serialForward(.error(error))
+    }
+
+    /// `serialForward(.completed)`, out of line: its `Event` stays off the callers' paths.
+    @inline(never)
+    final func serialForwardCompleted() {
+        serialForward(.completed)
+    }
+
+    /// Takes the delivery over (`.now`), delivers nested on the thread already delivering, or
+    /// queues with `enqueue` (under the lock) for the delivering thread.
+    @inline(__always)
+    private func beginDelivery(orQueue enqueue: () -> Void) -> SerialDelivery {
         let thread = pthread_self()
-        let delivery = gate.locked { gate -> SerialDelivery in
+        return gate.locked { gate -> SerialDelivery in
             if gate.emitting {
                 if pthread_equal(gate.owner, thread) != 0 { return .nested }
-                enqueue(event)
+                enqueue()
+                gate.hasPending = true
                 return .queued
             }
             gate.emitting = true
             gate.owner = thread
             return .now
         }
-        switch delivery {
-        case .queued: return
-        case .nested: return deliver(event)
-        case .now: deliver(event)
+    }
+
+    /// Delivers what other threads queued meanwhile, then gives the delivery up.
+    @inline(__always)
+    private func endDelivery() {
+        while gate.locked({ gate -> Bool in
+            if gate.hasPending { return true }
+            gate.emitting = false
+            return false
+        }) {
+            deliverPending()
         }
-        while true {
-            let waiting = gate.locked { gate -> [Event<Observer.Element>]? in
-                guard let waiting = pending else {
-                    gate.emitting = false
-                    return nil
-                }
-                pending = nil
-                return waiting
-            }
-            guard let waiting else { return }
-            for event in waiting { deliver(event) }
+    }
+
+    @inline(never)
+    private func deliverPending() {
+        let waiting = gate.locked { gate -> [Event<Observer.Element>] in
+            gate.hasPending = false
+            defer { pending = nil }
+            return pending ?? []
         }
+        for event in waiting { deliver(event) }
     }
 
     /// Queues `event` (under `gate`'s lock). Out of line: only this path needs the array.
@@ -75,6 +119,11 @@ class SerializingSink<Observer: ObserverType>: Sink<Observer> {
     private func enqueue(_ event: Event<Observer.Element>) {
         if pending == nil { pending = [] }
         pending!.append(event)
+    }
+
+    @inline(never)
+    private func enqueueNext(_ element: Observer.Element) {
+        enqueue(.next(element))
     }
 
     @inline(__always)

@@ -30,8 +30,10 @@ private final class Just<Element>: Producer<Element> {
 
     override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
-        observer.on(.next(element))
-        observer.on(.completed)
+        // onNext/onCompleted, not on(.next)/on(.completed): an observer that implements them
+        // gets the element and the completion without an `Event` built for each.
+        observer.onNext(element)
+        observer.onCompleted()
         return Disposables.create()
     }
 }

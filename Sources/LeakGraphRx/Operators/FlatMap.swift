@@ -106,14 +106,24 @@ private final class MergeSinkIter<SourceElement, Observer: ObserverType>: Tracke
         addTrackedEdge(to: parent, label: .parent)
     }
 
+    // Elements and completion come through `onNext` / `onCompleted` where the inner sequence
+    // sends them so (no `Event` built: a generic metadata lookup each in unspecialised code).
+    // They are delivered outside the allocation site the inner subscription was made in: what
+    // the handlers downstream allocate is theirs.
+
+    func onNext(_ element: Element) {
+        LeakGraph.outsideAllocationSite { parent.serialForwardNext(element) }
+    }
+
+    func onCompleted() {
+        LeakGraph.outsideAllocationSite { parent.innerCompleted(key) }
+    }
+
     func on(_ event: Event<Element>) {
-        // Delivered outside the allocation site the inner subscription was made in: what the
-        // handlers downstream allocate is theirs.
-        LeakGraph.outsideAllocationSite {
-            switch event {
-            case .next, .error: parent.serialForward(event)
-            case .completed: parent.innerCompleted(key)
-            }
+        switch event {
+        case .next(let element): onNext(element)
+        case .error(let error): LeakGraph.outsideAllocationSite { parent.serialForwardError(error) }
+        case .completed: onCompleted()
         }
     }
 }
@@ -133,16 +143,56 @@ enum MergeMode {
 private struct MergeState {
     var active = 0
     var sourceStopped = false
-    /// Where the waiting elements start in ``waiting``.
-    var waitingStart = 0
+    /// How many elements wait in the sink's queue (`.limited`): the queue itself is touched
+    /// only when some do.
+    var waiting = 0
+}
+
+/// What an inner sequence's completion leads to, decided under the lock.
+private enum InnerCompletion {
+    /// A waiting element takes the slot over.
+    case takeWaiting
+    /// The slot is free; nothing more to do.
+    case idle
+    /// The source and every inner sequence completed.
+    case done
+}
+
+/// The elements a `.limited` merge keeps waiting for a free slot, in order. A class made on
+/// the first wait: a merge that never waits (most) makes none, and its sink's optional
+/// reference to it is initialised without the generic metadata an empty array of optional
+/// elements needed.
+private final class MergeQueue<Element> {
+    /// From `start` on; a slot is emptied as its element is taken out, so that compacting
+    /// never lets go of an element under the lock (its deinit is arbitrary code).
+    private var elements: [Element?] = []
+    private var start = 0
+
+    func append(_ element: Element) {
+        elements.append(element)
+    }
+
+    /// The first waiting element (there must be one).
+    func removeFirst() -> Element {
+        let first = elements[start]!
+        elements[start] = nil
+        start += 1
+        if start == elements.count {
+            elements.removeAll(keepingCapacity: true)
+            start = 0
+        } else if start > 64 && start * 2 > elements.count {
+            elements.removeFirst(start)
+            start = 0
+        }
+        return first
+    }
 }
 
 private final class MergeSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
-    /// Elements waiting for a free slot (`.limited`), from `state.waitingStart` on; read and
-    /// written only under `state`'s lock. A slot is emptied as its element is taken out, so
-    /// that compacting never lets go of an element under the lock (its deinit is arbitrary
-    /// code).
-    private var waiting: [SourceElement?] = []
+    /// Elements waiting for a free slot (`.limited`), made on the first wait; read and written
+    /// only under `state`'s lock, which serialises the accesses (its exclusivity is not checked
+    /// at run time).
+    @exclusivity(unchecked) private var queue: MergeQueue<SourceElement>?
 
     private let mode: MergeMode
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
@@ -167,29 +217,38 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         return group
     }
 
+    func onNext(_ element: SourceElement) {
+        // The inner sequence and its subscription are this subscription's work: they share
+        // its allocation stack (no capture per element).
+        let site = LeakGraph.enterAllocationSite(of: self)
+        defer { if site { LeakGraph.leaveAllocationSite() } }
+        switch mode {
+        case .all: nextElement(element)
+        case .firstOnly, .limited: nextElementLimited(element)
+        }
+    }
+
     func on(_ event: Event<SourceElement>) {
         switch event {
-        case .next(let element):
-            // The inner sequence and its subscription are this subscription's work: they share
-            // its allocation stack (no capture per element).
-            let site = LeakGraph.enterAllocationSite(of: self)
-            defer { if site { LeakGraph.leaveAllocationSite() } }
-            switch mode {
-            case .all: nextElement(element)
-            case .firstOnly, .limited: nextElementLimited(element)
-            }
-        case .error(let error):
-            serialForward(.error(error))
-        case .completed:
-            let done = state.locked { state in
-                state.sourceStopped = true
-                return state.active == 0
-            }
-            if done {
-                serialForward(.completed)
-            } else {
-                sourceSubscription.dispose()
-            }
+        case .next(let element): onNext(element)
+        case .error(let error): serialForwardError(error)
+        case .completed: sourceCompleted()
+        }
+    }
+
+    func onCompleted() {
+        sourceCompleted()
+    }
+
+    private func sourceCompleted() {
+        let done = state.locked { state in
+            state.sourceStopped = true
+            return state.active == 0
+        }
+        if done {
+            serialForwardCompleted()
+        } else {
+            sourceSubscription.dispose()
         }
     }
 
@@ -201,7 +260,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         do {
             inner = try selector(element)
         } catch {
-            serialForward(.error(error))
+            serialForwardError(error)
             return
         }
         guard !isStopped else { return }
@@ -229,7 +288,8 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         case .limited(let maximum):
             let free = state.locked { state -> Bool in
                 guard state.active < maximum else {
-                    waiting.append(element)
+                    enqueue(element)
+                    state.waiting += 1
                     return false
                 }
                 state.active += 1
@@ -240,11 +300,18 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         }
     }
 
+    /// Queues `element` (under `state`'s lock).
+    @inline(never)
+    private func enqueue(_ element: SourceElement) {
+        if queue == nil { queue = MergeQueue() }
+        queue!.append(element)
+    }
+
     private func map(_ element: SourceElement) -> Observable<Observer.Element>? {
         do {
             return try selector(element)
         } catch {
-            serialForward(.error(error))
+            serialForwardError(error)
             return nil
         }
     }
@@ -257,43 +324,41 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
 
     func innerCompleted(_ key: CompositeDisposable.DisposeKey) {
         group.remove(for: key)
-        guard case .limited = mode else {
+        let limited: Bool
+        if case .limited = mode { limited = true } else { limited = false }
+        let outcome = state.locked { state -> InnerCompletion in
+            if limited && state.waiting > 0 { return .takeWaiting }
+            state.active -= 1
+            return state.sourceStopped && state.active == 0 ? .done : .idle
+        }
+        switch outcome {
+        case .idle: return
+        case .done: serialForwardCompleted()
+        case .takeWaiting: takeWaiting()
+        }
+    }
+
+    /// A waiting element takes the completed one's slot over (`.limited`). Out of line: only this
+    /// path handles elements in the queue.
+    @inline(never)
+    private func takeWaiting() {
+        let next: SourceElement? = state.locked { state in
+            guard state.waiting > 0 else { return nil }
+            state.waiting -= 1
+            return queue!.removeFirst()
+        }
+        guard let next else {
+            // Another thread's completion took the last waiting element meanwhile: this slot is
+            // freed after all.
             let done = state.locked { state in
                 state.active -= 1
                 return state.sourceStopped && state.active == 0
             }
-            if done { serialForward(.completed) }
+            if done { serialForwardCompleted() }
             return
         }
-        innerCompletedLimited()
-    }
-
-    /// A waiting element takes the slot over; otherwise the slot is freed.
-    @inline(never)
-    private func innerCompletedLimited() {
-        let (next, done) = state.locked { state -> (SourceElement?, Bool) in
-            if state.waitingStart < waiting.count {
-                let next = waiting[state.waitingStart]
-                waiting[state.waitingStart] = nil
-                state.waitingStart += 1
-                if state.waitingStart == waiting.count {
-                    waiting.removeAll(keepingCapacity: true)
-                    state.waitingStart = 0
-                } else if state.waitingStart > 64 && state.waitingStart * 2 > waiting.count {
-                    waiting.removeFirst(state.waitingStart)
-                    state.waitingStart = 0
-                }
-                return (next, false)
-            }
-            state.active -= 1
-            return (nil, state.sourceStopped && state.active == 0)
-        }
-        if let next {
-            LeakGraph.withAllocationSite(of: self) {
-                if let inner = map(next) { subscribe(inner) }
-            }
-        } else if done {
-            serialForward(.completed)
+        LeakGraph.withAllocationSite(of: self) {
+            if let inner = map(next) { subscribe(inner) }
         }
     }
 }
