@@ -74,7 +74,7 @@ let package = Package(
                 "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
                 "plain-classes-example",
             ]),
-        .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph"]),
+        .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"]),
         .target(name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
         .testTarget(

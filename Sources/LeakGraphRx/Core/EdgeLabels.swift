@@ -29,10 +29,11 @@ extension EdgeLabel {
 }
 
 extension EdgeLabel {
-    /// A sink's group of subscriptions (flatMap).
-    static let group = EdgeLabel(rx: "group")
     /// A sink's subscription to its source, kept to dispose it early.
     static let sourceSubscription = EdgeLabel(rx: "sourceSubscription")
+    /// One of a sink's inner subscriptions (flatMap, merge, concatMap: one per running inner
+    /// sequence).
+    static let innerSubscription = EdgeLabel(rx: "innerSubscription")
     /// A sink's current inner subscription (flatMapLatest, concat).
     static let current = EdgeLabel(rx: "current")
     /// A sink's subscription to a second source (take(until:)).

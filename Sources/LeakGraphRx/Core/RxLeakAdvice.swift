@@ -28,8 +28,8 @@ package enum RxLeakAdvice {
     /// (`subscription` only from the owners that mean it so: LeakGraphCombine's subscribers
     /// request elements through theirs.)
     package static let disposalLabels = [
-        "cancel", "sink", "SinkDisposer.subscription", "Connection.subscription", "bag", "disposables", "group",
-        "current", "otherSubscription", "sourceSubscription",
+        "cancel", "sink", "SinkDisposer.subscription", "Connection.subscription", "bag", "disposables",
+        "current", "otherSubscription", "sourceSubscription", "innerSubscription",
     ]
 
     /// LeakGraphRx's types that keep closures (`AnonymousObserver`, `AnonymousDisposable`,

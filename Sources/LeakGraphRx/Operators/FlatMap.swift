@@ -97,9 +97,9 @@ private final class MergeSinkIter<SourceElement, Observer: ObserverType>: Tracke
     private let rxResource = RxResource()
     typealias Element = Observer.Element
     private let parent: MergeSink<SourceElement, Observer>
-    private let key: CompositeDisposable.DisposeKey
+    private let key: Int
 
-    init(parent: MergeSink<SourceElement, Observer>, key: CompositeDisposable.DisposeKey) {
+    init(parent: MergeSink<SourceElement, Observer>, key: Int) {
         self.parent = parent
         self.key = key
         super.init()
@@ -146,6 +146,16 @@ private struct MergeState {
     /// How many elements wait in the sink's queue (`.limited`): the queue itself is touched
     /// only when some do.
     var waiting = 0
+    /// Set when the sink is disposed: a subscription handed over afterwards is disposed at once.
+    var disposed = false
+    /// The source's subscription, from when `subscribe` returns it until the source stops or
+    /// the sink is disposed.
+    var source: Disposable?
+    /// Each running inner sequence's subscription by key: reserved (nil) before the inner
+    /// sequence is subscribed to, since it can complete inside `subscribe`; a key gone means
+    /// it completed. (A dictionary: inner sequences complete in any order.)
+    var inner: [Int: Disposable?] = [:]
+    var nextKey = 0
 }
 
 /// What an inner sequence's completion leads to, decided under the lock.
@@ -188,6 +198,13 @@ private final class MergeQueue<Element> {
     }
 }
 
+/// The sink of `flatMap`, `merge`, `concatMap`, `flatMapFirst`, `merge(maxConcurrent:)`.
+///
+/// It holds the source's subscription and the inner ones itself (`sourceSubscription` and
+/// `innerSubscription` edges), under its one lock, where RxSwift's keeps a composite disposable
+/// and a single-assignment disposable per subscription: three objects and four edges fewer per
+/// subscription, same order of disposal (the source's, then the inner ones in the order they
+/// were made).
 private final class MergeSink<SourceElement, Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     /// Elements waiting for a free slot (`.limited`), made on the first wait; read and written
     /// only under `state`'s lock, which serialises the accesses (its exclusivity is not checked
@@ -196,8 +213,6 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
 
     private let mode: MergeMode
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
-    private let group = CompositeDisposable()
-    private let sourceSubscription = SingleAssignmentDisposable()
     private let state = Locked(MergeState())
 
     init(
@@ -207,14 +222,40 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         self.mode = mode
         self.selector = selector
         super.init(observer: observer, cancel: cancel)
-        addTrackedEdge(to: group, label: .group)
-        addTrackedEdge(to: sourceSubscription, label: .sourceSubscription)
     }
 
     func run(_ source: Observable<SourceElement>) -> Disposable {
-        group.insert(sourceSubscription)
-        sourceSubscription.setDisposable(source.subscribe(self))
-        return group
+        let subscription = source.subscribe(self)
+        let tracked = subscription.trackedObject
+        let kept = state.locked { state -> Bool in
+            // Stopped or disposed inside `subscribe`: not kept, disposed now.
+            guard !state.disposed, !state.sourceStopped else { return false }
+            state.source = subscription
+            if let tracked { addTrackedEdge(to: tracked, label: .sourceSubscription) }
+            return true
+        }
+        if !kept { subscription.dispose() }
+        // The sink disposes everything it holds (see `dispose()`).
+        return Disposables.create()
+    }
+
+    /// Disposes the source's subscription, then the inner ones in the order they were made.
+    override func dispose() {
+        super.dispose()
+        let (source, inner) = state.locked { state -> (Disposable?, [Int: Disposable?]) in
+            guard !state.disposed else { return (nil, [:]) }
+            state.disposed = true
+            let source = state.source
+            let inner = state.inner
+            state.source = nil
+            state.inner = [:]
+            removeTrackedEdges(label: .sourceSubscription)
+            removeTrackedEdges(label: .innerSubscription)
+            return (source, inner)
+        }
+        source?.dispose()
+        guard !inner.isEmpty else { return }
+        for (_, subscription) in inner.sorted(by: { $0.key < $1.key }) { subscription?.dispose() }
     }
 
     func onNext(_ element: SourceElement) {
@@ -241,14 +282,19 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     }
 
     private func sourceCompleted() {
-        let done = state.locked { state in
+        let (done, source) = state.locked { state -> (Bool, Disposable?) in
             state.sourceStopped = true
-            return state.active == 0
+            if state.active == 0 { return (true, nil) }
+            // Inner sequences still run: the source's subscription goes now, as RxSwift's does.
+            let source = state.source
+            state.source = nil
+            if source != nil { removeTrackedEdges(label: .sourceSubscription) }
+            return (false, source)
         }
         if done {
             serialForwardCompleted()
         } else {
-            sourceSubscription.dispose()
+            source?.dispose()
         }
     }
 
@@ -265,9 +311,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
         }
         guard !isStopped else { return }
         state.locked { $0.active += 1 }
-        let innerSubscription = SingleAssignmentDisposable()
-        guard let key = group.insert(innerSubscription) else { return }
-        innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
+        subscribe(inner)
     }
 
     /// The `.firstOnly` and `.limited` paths, out of line: they kept the unlimited path of
@@ -317,20 +361,39 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     }
 
     private func subscribe(_ inner: Observable<Observer.Element>) {
-        let innerSubscription = SingleAssignmentDisposable()
-        guard let key = group.insert(innerSubscription) else { return }
-        innerSubscription.setDisposable(inner.subscribe(MergeSinkIter(parent: self, key: key)))
+        let key: Int? = state.locked { state in
+            guard !state.disposed else { return nil }
+            let key = state.nextKey
+            state.nextKey += 1
+            state.inner.updateValue(nil, forKey: key)
+            return key
+        }
+        guard let key else { return }
+        let subscription = inner.subscribe(MergeSinkIter(parent: self, key: key))
+        let tracked = subscription.trackedObject
+        let kept = state.locked { state -> Bool in
+            // Completed (or disposed) inside `subscribe`: its key is gone; disposed now.
+            guard state.inner[key] != nil else { return false }
+            state.inner[key] = subscription
+            if let tracked { addTrackedEdge(to: tracked, label: .innerSubscription) }
+            return true
+        }
+        if !kept { subscription.dispose() }
     }
 
-    func innerCompleted(_ key: CompositeDisposable.DisposeKey) {
-        group.remove(for: key)
+    func innerCompleted(_ key: Int) {
         let limited: Bool
         if case .limited = mode { limited = true } else { limited = false }
-        let outcome = state.locked { state -> InnerCompletion in
-            if limited && state.waiting > 0 { return .takeWaiting }
+        let (outcome, subscription) = state.locked { state -> (InnerCompletion, Disposable?) in
+            let subscription = state.inner.removeValue(forKey: key) ?? nil
+            if let tracked = subscription?.trackedObject {
+                removeTrackedEdge(to: tracked, label: .innerSubscription)
+            }
+            if limited && state.waiting > 0 { return (.takeWaiting, subscription) }
             state.active -= 1
-            return state.sourceStopped && state.active == 0 ? .done : .idle
+            return (state.sourceStopped && state.active == 0 ? .done : .idle, subscription)
         }
+        subscription?.dispose()
         switch outcome {
         case .idle: return
         case .done: serialForwardCompleted()

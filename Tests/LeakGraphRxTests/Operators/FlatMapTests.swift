@@ -1,5 +1,7 @@
+import Dispatch
 import LeakGraph
 import LeakGraphRx
+import LeakGraphTestSupport
 import Testing
 
 @Suite("flatMap, flatMapLatest, merge", .serialized)
@@ -188,5 +190,127 @@ struct ConcatTests {
         let switching = stack(of: "SwitchSink")
         #expect(switching != nil && switching! != nil)
         #expect(stack(of: "SwitchSinkIter") == switching)
+    }
+
+    /// A source whose subscription logs its disposal as `name`.
+    private func logged(_ name: String, _ log: Log, _ subject: PublishSubject<Int>) -> Observable<Int> {
+        Observable.create { observer in
+            let subscription = subject.subscribe(observer)
+            return Disposables.create {
+                log.append(name)
+                subscription.dispose()
+            }
+        }
+    }
+
+    @Test("disposing a flatMap disposes the source's subscription, then the inner ones in the order they were made")
+    func disposalOrder() {
+        // RxSwift's merge keeps them in a composite disposable: the source's first, then each
+        // inner subscription as it was added.
+        let log = Log()
+        let source = PublishSubject<Int>()
+        let inners = (0..<4).map { _ in PublishSubject<Int>() }
+        let subscription = logged("source", log, source)
+            .flatMap { [self] index in logged("inner \(index)", log, inners[index]) }
+            .subscribe(onNext: { _ in })
+        for index in [2, 0, 3, 1] { source.onNext(index) }
+        inners[3].onCompleted()
+        #expect(log.entries == ["inner 3"])
+        subscription.dispose()
+        #expect(log.entries == ["inner 3", "source", "inner 2", "inner 0", "inner 1"])
+        #expect(!source.hasObservers && inners.allSatisfy { !$0.hasObservers })
+    }
+
+    @Test("an inner sequence that completes inside subscribe has its subscription disposed at once")
+    func innerCompletingWhileSubscribed() {
+        let log = Log()
+        let recorder = Recorder<Int>()
+        let source = PublishSubject<Int>()
+        _ = source.concatMap { element in
+            Observable<Int>.create { observer in
+                observer.onNext(element)
+                observer.onCompleted()
+                return Disposables.create { log.append("inner \(element)") }
+            }
+        }.subscribe(recorder)
+        source.onNext(1)
+        source.onNext(2)
+        #expect(log.entries == ["inner 1", "inner 2"])
+        source.onCompleted()
+        #expect(recorder.events == [.next(1), .next(2), .completed])
+    }
+
+    @Test(
+        "the source's subscription is disposed when it completes while inner sequences run; the merge completes with the last"
+    )
+    func sourceCompletingBeforeInners() {
+        let log = Log()
+        let recorder = Recorder<Int>()
+        let source = PublishSubject<Int>()
+        let inner = PublishSubject<Int>()
+        _ = logged("source", log, source).flatMap { _ in inner }.subscribe(recorder)
+        source.onNext(0)
+        source.onCompleted()
+        // As RxSwift's merge does: the source's subscription goes at once.
+        #expect(log.entries == ["source"])
+        inner.onNext(5)
+        #expect(recorder.events == [.next(5)])
+        inner.onCompleted()
+        #expect(recorder.events == [.next(5), .completed])
+        #expect(!inner.hasObservers)
+    }
+
+    @Test("a source that fails inside subscribe: its subscription is disposed when handed over")
+    func sourceFailingWhileSubscribed() {
+        let log = Log()
+        let recorder = Recorder<Int>()
+        _ = Observable<Int>.create { observer in
+            observer.onError(TestError())
+            return Disposables.create { log.append("source") }
+        }.flatMap { Observable.just($0) }.subscribe(recorder)
+        #expect(recorder.events == [.error("TestError")])
+        #expect(log.entries == ["source"])
+    }
+
+    @Test("inner sequences completing in any order, from several threads: every element once, one completion")
+    func innerCompletionsInAnyOrder() {
+        let count = 2_000
+        let recorder = Recorder<Int>()
+        let source = PublishSubject<Int>()
+        let inners = (0..<count).map { _ in PublishSubject<Int>() }
+        _ = source.flatMap { inners[$0] }.subscribe(recorder)
+        for index in 0..<count { source.onNext(index) }
+        source.onCompleted()
+        var generator = SeededGenerator(seed: 15)
+        let order = Array(0..<count).shuffled(using: &generator)
+        DispatchQueue.concurrentPerform(iterations: 4) { part in
+            for index in order[(part * count / 4)..<((part + 1) * count / 4)] {
+                inners[index].onNext(index)
+                inners[index].onCompleted()
+            }
+        }
+        let events = recorder.events
+        #expect(events.count == count + 1)
+        #expect(events.last == .completed)
+        #expect(Set(recorder.elements) == Set(0..<count))
+        #expect(inners.allSatisfy { !$0.hasObservers })
+    }
+
+    @Test("a flatMap into a never-ending inner sequence, never disposed: a leaked cycle through its inner subscription")
+    func leakThroughInnerSubscription() {
+        let outcome = lifecycle {
+            let source = PublishSubject<Int>()
+            let inner = PublishSubject<Int>()
+            _ = source.flatMap { _ in inner }.subscribe(onNext: { _ in })
+            source.onNext(0)
+        }
+        let leaked = outcome.leakedCycles
+        #expect(leaked.count == 1)
+        guard let cycle = leaked.first else { return }
+        let members = outcome.memberTypes(cycle)
+        #expect(members.contains("MergeSink") && members.contains("MergeSinkIter"), "\(members)")
+        let sinks = Set(outcome.alive.filter { bareName($0.type) == "MergeSink" }.map(\.id))
+        #expect(outcome.snapshot.edges.contains { sinks.contains($0.from) && $0.label == "innerSubscription" })
+        #expect(outcome.snapshot.edges.contains { sinks.contains($0.from) && $0.label == "sourceSubscription" })
     }
 }
