@@ -31,9 +31,15 @@ extension LeakGraph {
         // tracking are not in the registry either.
         let throughDiscovered =
             ProcessTracking.isActive || firstReport.leakedObjectIDs.contains { $0 >= ObjectInfo.discoveredNodeIDBase }
-        // The leaked ids in a fixed order: both looks fill arrays in this order and compare them
-        // slot by slot (no hashing per object or edge).
-        let leakedIDs = firstReport.leakedObjectIDs.sorted()
+        // The leaked ids in a fixed order (ascending, without sorting: the snapshot's objects
+        // are): both looks fill arrays in this order and compare them slot by slot (no hashing
+        // per object or edge). Sorted after all if the snapshot's order cannot give them.
+        var leakedIDs = NodeIndex(first.objects).inOrder(firstReport.leakedObjectIDs)
+        if leakedIDs.count != firstReport.leakedObjectIDs.count
+            || !leakedIDs.indices.dropFirst().allSatisfy({ leakedIDs[$0 - 1] < leakedIDs[$0] })
+        {
+            leakedIDs = firstReport.leakedObjectIDs.sorted()
+        }
         // Discovered nodes are found again by walking the objects that hold them.
         let suspects = leakedIDs.filter { $0 < ObjectInfo.discoveredNodeIDBase }
         let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered)

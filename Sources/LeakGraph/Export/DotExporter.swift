@@ -81,20 +81,31 @@ public enum DotExporter {
         objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo], cycles: [Cycle], leaked: Set<UInt64>,
         options: Options
     ) -> String {
-        // Which cycle (by index) each member belongs to: cycles are disjoint components.
-        var cycleOf: [UInt64: Int] = [:]
-        for (index, cycle) in cycles.enumerated() {
-            for id in cycle.objects { cycleOf[id] = index }
-        }
+        // The picture holds a few hundred objects of what may be a million: every pass over
+        // the whole graph is a table lookup per object or edge, and only the drawn objects are
+        // hashed (a dictionary of every cycle member and one of every object were most of a
+        // big dump's picture).
         let chosen = choose(objects: objects, edges: edges, cycles: cycles, leaked: leaked, options: options)
         let chosenSet = Set(chosen.ids)
-
-        var index: [UInt64: Int] = [:]
-        for (position, object) in objects.enumerated() { index[object.id] = position }
+        // Which cycle (by index) each drawn member belongs to: cycles are disjoint components.
+        var cycleOf: [UInt64: Int] = [:]
+        for index in cycles.indices {
+            for id in cycles[index].objects where chosenSet.contains(id) { cycleOf[id] = index }
+            if cycleOf.count == chosenSet.count { break }
+        }
+        let objectIndex = NodeIndex(objects)
+        let isDrawn = objectIndex.flags(of: chosen.ids)
+        func drawn(_ id: UInt64) -> Bool {
+            let node = objectIndex.node(of: id)
+            return node >= 0 && isDrawn[node]
+        }
         var stackByID: [Int: StackInfo] = [:]
         for stack in stacks { stackByID[stack.id] = stack }
-        let drawnObjects = chosen.ids.compactMap { index[$0].map { objects[$0] } }
-        let drawnEdges = edges.filter { chosenSet.contains($0.from) && chosenSet.contains($0.to) }
+        let drawnObjects = chosen.ids.compactMap { id in
+            let node = objectIndex.node(of: id)
+            return node >= 0 ? objects[node] : nil
+        }
+        let drawnEdges = edges.filter { drawn($0.from) && drawn($0.to) }
         let cuts = edgesToCut(
             cycles: cycles, drawn: chosenSet,
             picture: GraphSnapshot(objects: drawnObjects.sorted { $0.id < $1.id }, edges: drawnEdges, stacks: stacks))
@@ -232,16 +243,28 @@ public enum DotExporter {
         switch options.scope {
         case .everything:
             objects.forEach { choose($0.id) }
+        // Each loop stops once the picture is full: a million cycle members or edges need not
+        // be looked at to draw a few hundred.
         case .leakedOnly:
-            for cycle in cycles where cycle.leaked { cycle.objects.forEach(choose) }
-            leaked.sorted().forEach(choose)
+            for index in cycles.indices where cycles[index].leaked {
+                guard chosen.count < enough else { break }
+                cycles[index].objects.forEach(choose)
+            }
+            if chosen.count < enough { leaked.sorted().forEach(choose) }
         case .cyclesWithContext:
-            for cycle in cycles where cycle.leaked { cycle.objects.forEach(choose) }
-            for cycle in cycles where !cycle.leaked { cycle.objects.forEach(choose) }
+            for leakedFirst in [true, false] {
+                for index in cycles.indices where cycles[index].leaked == leakedFirst {
+                    guard chosen.count < enough else { break }
+                    cycles[index].objects.forEach(choose)
+                }
+            }
             let core = chosenSet
-            for edge in edges where chosen.count < enough && (core.contains(edge.from) || core.contains(edge.to)) {
-                choose(edge.from)
-                choose(edge.to)
+            for edge in edges {
+                guard chosen.count < enough else { break }
+                if core.contains(edge.from) || core.contains(edge.to) {
+                    choose(edge.from)
+                    choose(edge.to)
+                }
             }
         }
         let candidates: Int

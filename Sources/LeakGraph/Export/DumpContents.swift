@@ -50,12 +50,17 @@ package struct DumpSummary {
         // are told apart without hashing.
         var typeNumbers = StringInterner()
         var counts: [(count: Int, leaked: Int)] = []
-        let leakedIDs = report.leakedObjectIDs
+        // Leaked objects marked by position: a set lookup per object was a tenth of a second
+        // for a million.
+        let isLeaked =
+            report.leakedObjectIDs.isEmpty
+            ? [Bool](repeating: false, count: snapshot.objects.count)
+            : NodeIndex(snapshot.objects).flags(of: report.leakedObjectIDs)
         for object in snapshot.objects.indices {
             let number = Int(typeNumbers.number(of: snapshot.objects[object].type))
             if number == counts.count { counts.append((0, 0)) }
             counts[number].count += 1
-            if !leakedIDs.isEmpty && leakedIDs.contains(snapshot.objects[object].id) { counts[number].leaked += 1 }
+            if isLeaked[object] { counts[number].leaked += 1 }
         }
         var tallies: [(type: String, count: Int, leaked: Int)] = []
         for (number, type) in typeNumbers.strings.enumerated() {

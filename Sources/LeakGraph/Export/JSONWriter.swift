@@ -1,16 +1,29 @@
 /// Appends JSON text to a byte buffer: the exporters' fast path (string interpolation costs
 /// several times more per field, which matters for dumps of hundreds of thousands of objects).
 struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+    // The text goes into memory of its own through a pointer, not into a `[UInt8]`: an array's
+    // append checks its buffer's uniqueness and capacity byte by byte (a fifth of a big dump's
+    // JSON time in a release build, far more in a debug one, where each append is a call into
+    // unspecialised generic code). A writer is used in place (`inout`), never copied.
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+    /// Frees the memory when the writer goes.
+    private let owner: Allocation
     /// Where full chunks go when writing in pieces (see ``init(chunkSize:flush:)``).
     private let flush: ((UnsafeRawBufferPointer) -> Void)?
     private let chunkSize: Int
 
-    /// Builds the whole text in ``bytes``.
+    /// The text written so far (a copy).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    /// Builds the whole text in memory (read it from ``bytes``).
     init(capacity: Int) {
         flush = nil
         chunkSize = .max
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+        owner = Allocation(base)
     }
 
     /// Hands the text to `flush` in pieces of about `chunkSize` bytes (at record boundaries;
@@ -19,34 +32,68 @@ struct JSONWriter {
     init(chunkSize: Int, flush: @escaping (UnsafeRawBufferPointer) -> Void) {
         self.flush = flush
         self.chunkSize = chunkSize
-        bytes.reserveCapacity(chunkSize + 64 * 1024)
+        capacity = chunkSize + 64 * 1024
+        base = .allocate(capacity: capacity)
+        owner = Allocation(base)
     }
 
     /// Flushes when a chunk is full (between records).
     @inline(__always)
     mutating func flushIfFull() {
-        if bytes.count >= chunkSize { finish() }
+        if count >= chunkSize { finish() }
     }
 
     /// Hands what is buffered to `flush`.
     mutating func finish() {
-        guard let flush, !bytes.isEmpty else { return }
-        bytes.withUnsafeBytes { flush($0) }
-        bytes.removeAll(keepingCapacity: true)
+        guard let flush, count > 0 else { return }
+        flush(UnsafeRawBufferPointer(start: base, count: count))
+        count = 0
+    }
+
+    /// Room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count &+ extra > capacity { grow(toHold: count + extra) }
+    }
+
+    @inline(never)
+    private mutating func grow(toHold needed: Int) {
+        let newCapacity = max(needed, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = newCapacity
+        owner.pointer = grown
+    }
+
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        reserve(1)
+        base[count] = byte
+        count &+= 1
+    }
+
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserve(bytes.count)
+        (base + count).update(from: source, count: bytes.count)
+        count &+= bytes.count
     }
 
     /// A field's name and colon (`"id":`), after a comma unless it is its record's first.
     mutating func key(_ field: some DumpField, first: Bool = false) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
+        if !first { put(UInt8(ascii: ",")) }
+        put(UInt8(ascii: "\""))
         var name = field.rawValue
-        name.withUTF8 { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        name.withUTF8 { put($0) }
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
     }
 
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { put($0) }
     }
 
     // Integers are written by non-generic functions: a generic one (and a closure over a digit
@@ -54,27 +101,27 @@ struct JSONWriter {
 
     /// `value` in decimal.
     mutating func int(_ value: UInt64) {
-        // Digits least significant first, then reversed in place.
-        let start = bytes.count
-        var remaining = value
-        repeat {
-            bytes.append(UInt8(truncatingIfNeeded: 48 &+ remaining % 10))
-            remaining /= 10
-        } while remaining > 0
-        var low = start
-        var high = bytes.count - 1
-        while low < high {
-            let digit = bytes[low]
-            bytes[low] = bytes[high]
-            bytes[high] = digit
-            low += 1
-            high -= 1
+        // Counted first, then written from the last digit back: no reversing.
+        var digits = 1
+        var rest = value
+        while rest >= 10 {
+            rest /= 10
+            digits &+= 1
         }
+        reserve(digits)
+        var position = count &+ digits
+        rest = value
+        repeat {
+            position &-= 1
+            base[position] = UInt8(truncatingIfNeeded: 48 &+ rest % 10)
+            rest /= 10
+        } while rest > 0
+        count &+= digits
     }
 
     /// `value` in decimal.
     mutating func int(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { put(UInt8(ascii: "-")) }
         int(UInt64(value.magnitude))
     }
 
@@ -101,20 +148,20 @@ struct JSONWriter {
         }
         let milliseconds = UInt64((value * 1000).rounded())
         int(milliseconds / 1000)
-        bytes.append(UInt8(ascii: "."))
+        put(UInt8(ascii: "."))
         let fraction = milliseconds % 1000
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        put(UInt8(ascii: "0") + UInt8(fraction / 100))
+        put(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        put(UInt8(ascii: "0") + UInt8(fraction % 10))
     }
 
     mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             // Most text (type names, labels, frames) needs no escaping: copy it in one go.
             if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-                bytes.append(contentsOf: utf8)
+                put(utf8)
                 return
             }
             for byte in utf8 {
@@ -127,13 +174,13 @@ struct JSONWriter {
                 case 0..<0x20:
                     raw("\\u00")
                     let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(hex[Int(byte >> 4)])
-                    bytes.append(hex[Int(byte & 0xF)])
-                default: bytes.append(byte)
+                    put(hex[Int(byte >> 4)])
+                    put(hex[Int(byte & 0xF)])
+                default: put(byte)
                 }
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     mutating func optionalString(_ text: String?) {
@@ -144,12 +191,12 @@ struct JSONWriter {
 
     /// `[v1,v2,…]`, each element written by `element`.
     mutating func array<Element>(_ values: [Element], _ element: (Element, inout JSONWriter) -> Void) {
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         for (index, value) in values.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            if index > 0 { put(UInt8(ascii: ",")) }
             element(value, &self)
         }
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
     }
 
     /// `{"f1":v1,"f2":v2,…}` with the fields of `keys` in order, each value written by `value`.
@@ -157,17 +204,17 @@ struct JSONWriter {
     mutating func record<Value, Field>(
         _ record: Value, keys: DumpRecordKeys<Field>, _ value: (Value, Field, inout JSONWriter) -> Void
     ) {
-        bytes.append(UInt8(ascii: "{"))
+        put(UInt8(ascii: "{"))
         keys.text.withUnsafeBufferPointer { text in
             var start = 0
             for index in keys.fields.indices {
                 let end = keys.ends[index]
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<end]))
+                put(UnsafeBufferPointer(rebasing: text[start..<end]))
                 value(record, keys.fields[index], &self)
                 start = end
             }
         }
-        bytes.append(UInt8(ascii: "}"))
+        put(UInt8(ascii: "}"))
     }
 
     /// `,\n"name":[` then the records (each on a line of its own unless `linePerRecord` is
@@ -197,14 +244,14 @@ struct JSONWriter {
     ) {
         raw(",\n")
         key(name, first: true)
-        bytes.append(UInt8(ascii: "["))
+        put(UInt8(ascii: "["))
         for index in 0..<count {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            if linePerRecord { bytes.append(UInt8(ascii: "\n")) }
+            if index > 0 { put(UInt8(ascii: ",")) }
+            if linePerRecord { put(UInt8(ascii: "\n")) }
             write(index, &self)
             flushIfFull()
         }
-        bytes.append(UInt8(ascii: "]"))
+        put(UInt8(ascii: "]"))
     }
 }
 
@@ -227,5 +274,18 @@ struct DumpRecordKeys<Field: DumpField> {
         }
         self.text = text
         self.ends = ends
+    }
+}
+
+/// Owns a ``JSONWriter``'s memory: freed with the last copy of the writer (there is one).
+private final class Allocation {
+    var pointer: UnsafeMutablePointer<UInt8>
+
+    init(_ pointer: UnsafeMutablePointer<UInt8>) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        pointer.deallocate()
     }
 }
