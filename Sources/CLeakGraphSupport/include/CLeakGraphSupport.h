@@ -47,6 +47,16 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
 /// and never a main-actor-isolated closure.
 int lg_atexit(void (*handler)(void));
 
+/// Starts writing `count` bytes of the file `descriptor` from `offset` back to its device,
+/// without waiting (Linux `sync_file_range(SYNC_FILE_RANGE_WRITE)`; nothing elsewhere, or for
+/// what is not a regular file): a big file's final fsync then waits for its tail only.
+void lg_start_writeback(int descriptor, long long offset, long long count);
+
+/// Makes glibc's malloc serve big blocks from its heap and keep freed memory for reuse instead
+/// of mapping and unmapping each (`M_MMAP_THRESHOLD`, `M_TRIM_THRESHOLD`); nothing elsewhere.
+/// For the dump at exit only: it changes the process's allocator for good.
+void lg_keep_freed_memory_for_reuse(void);
+
 /// Size of the malloc block that starts at `pointer` (glibc `malloc_usable_size`).
 size_t lg_malloc_usable_size(const void *pointer);
 

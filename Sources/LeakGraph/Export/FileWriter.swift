@@ -1,3 +1,4 @@
+import CLeakGraphSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -203,14 +204,20 @@ private final class WritePipeline: @unchecked Sendable {
     }
 
     private func run() {
+        var offset = 0
         while true {
             queuedCount.wait()
             let (index, count) = queued.withLock { $0.removeFirst() }
             if count < 0 { break }
-            if failure.withLock({ $0 == nil }), let base = buffers[index].baseAddress,
-                let reason = writeAll(descriptor, base, count)
-            {
-                failure.withLock { $0 = reason }
+            if failure.withLock({ $0 == nil }), let base = buffers[index].baseAddress {
+                if let reason = writeAll(descriptor, base, count) {
+                    failure.withLock { $0 = reason }
+                } else {
+                    // The device starts on each piece as it is written, not all at the closing
+                    // fsync (0.2 s for a dump of 440 MB here, on the exit's critical path).
+                    lg_start_writeback(descriptor, Int64(offset), Int64(count))
+                    offset += count
+                }
             }
             freeBuffers.withLock { $0.append(index) }
             freeCount.signal()
