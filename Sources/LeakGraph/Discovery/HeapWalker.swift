@@ -13,7 +13,8 @@ struct DiscoveredReference {
     let closureAddress: UInt?
 
     enum Target: Hashable {
-        case tracked(UInt)
+        /// A held object, by its position among the snapshot's objects.
+        case tracked(Int)
         case node(Int)
     }
 }
@@ -54,7 +55,9 @@ struct DiscoveredNode {
 /// whole-process snapshots, where every thread's objects are walked while they run.
 struct HeapWalker {
     private let trackedCount: Int
-    private let isTracked: (UInt) -> Bool
+    /// The held position of the object at an address (-1: none); the flag tells a strong
+    /// reference read from a held object (its object is alive and may be read).
+    private let heldPosition: (UInt, Bool) -> Int
     private var memory: UnheldMemory
     private var map: MemoryMap { memory.map }
     private let scanClosures: Bool
@@ -101,13 +104,13 @@ struct HeapWalker {
     ///   (whole-process snapshots: other threads run meanwhile).
     init(
         trackedCount: Int, map: MemoryMap, scanClosures: Bool, untrackedHops: Int = 2,
-        copiesUnheldMemory: Bool = false, isTracked: @escaping (UInt) -> Bool
+        copiesUnheldMemory: Bool = false, heldPosition: @escaping (UInt, Bool) -> Int
     ) {
         self.trackedCount = trackedCount
         self.memory = UnheldMemory(copies: copiesUnheldMemory, map: map)
         self.scanClosures = scanClosures
         self.untrackedHops = untrackedHops
-        self.isTracked = isTracked
+        self.heldPosition = heldPosition
     }
 
     /// Walks one tracked object's stored properties (`index` is its place among the objects).
@@ -198,8 +201,9 @@ struct HeapWalker {
             reference(word, from: work, label: Self.join(work.prefix, path))
         case .unowned(let offset, let path):
             let word = work.base.load(fromByteOffset: offset, as: UInt.self)
-            if word != 0 && isTracked(word) {
-                add(work, to: .tracked(word), kind: .unowned, label: Self.join(work.prefix, path))
+            let position = word != 0 ? heldPosition(word, false) : -1
+            if position >= 0 {
+                add(work, to: .tracked(position), kind: .unowned, label: Self.join(work.prefix, path))
             }
         case .closure(let offset, let path):
             guard scanClosures else { return }
@@ -230,8 +234,9 @@ struct HeapWalker {
     /// A strong reference word: an edge to a tracked object, or (within the hop budget) a node
     /// for an untracked one, walked in turn.
     private mutating func reference(_ word: UInt, from work: Work, label: String) {
-        if isTracked(word) {
-            add(work, to: .tracked(word), kind: .strong, label: label)
+        let position = heldPosition(word, true)
+        if position >= 0 {
+            add(work, to: .tracked(position), kind: .strong, label: label)
             return
         }
         guard work.hops > 0, let pointer = UnsafeRawPointer(bitPattern: word) else { return }
@@ -307,11 +312,12 @@ struct HeapWalker {
             add(work, to: .node(node), kind: .strong, label: path)
             return nil
         }
-        if isTracked(address) {
+        let position = heldPosition(address, false)
+        if position >= 0 {
             // A box whole-process tracking recorded (the compiler allocates concrete boxes
             // itself): an object of the snapshot, walked on its own, named after what holds it.
             storageNames[address] = type()
-            add(work, to: .tracked(address), kind: .strong, label: path)
+            add(work, to: .tracked(position), kind: .strong, label: path)
             return nil
         }
         guard let base = memory.read(address, count: max(16, byteCount)) else {
@@ -331,7 +337,8 @@ struct HeapWalker {
     }
 
     private mutating func closure(code: UInt, context: UInt, from work: Work, path: String) {
-        if isTracked(context) {
+        let position = heldPosition(context, false)
+        if position >= 0 {
             // A context recorded by whole-process tracking is a node of its own, reached through
             // the field that holds the closure. Otherwise a closure with one class capture uses
             // the object itself as its context. A context is always an owned (strong) reference.
@@ -340,7 +347,7 @@ struct HeapWalker {
                     HeapObjectKind(metadata: $0.load(as: UnsafeRawPointer.self)) == .heapLocalVariable
                 } ?? false
             add(
-                work, to: .tracked(context), kind: .strong, label: isContext ? path : "capture", origin: .captured,
+                work, to: .tracked(position), kind: .strong, label: isContext ? path : "capture", origin: .captured,
                 closure: code)
             return
         }
@@ -385,9 +392,10 @@ struct HeapWalker {
     /// A generic heap box (a `var` capture of a generic context): its value's type and offset are
     /// in its metadata (kind 0x500).
     private mutating func box(_ address: UInt, from work: Work, path: String) {
-        if isTracked(address) {
+        let position = heldPosition(address, false)
+        if position >= 0 {
             // A concrete box whole-process tracking recorded: walked on its own, as a context.
-            add(work, to: .tracked(address), kind: .strong, label: path)
+            add(work, to: .tracked(position), kind: .strong, label: path)
             return
         }
         if let node = nodeOfAddress[address] {
@@ -440,7 +448,7 @@ struct HeapWalker {
             let boxWord = payload.load(as: UInt.self)
             guard boxWord != 0 else { return }
             let name = "indirect \(info.metadata.type).\(info.cases[tag].name)"
-            if isTracked(boxWord) || nodeOfAddress[boxWord] != nil {
+            if heldPosition(boxWord, false) >= 0 || nodeOfAddress[boxWord] != nil {
                 _ = enter(storage: boxWord, byteCount: 16, type: name, from: work, path: label)
                 return
             }
@@ -471,7 +479,7 @@ struct HeapWalker {
         if !memory.isUsableType(typeWord) {
             // A class instance the snapshot holds vouches for its own class.
             let payload = container.load(as: UInt.self)
-            guard payload != 0, isTracked(payload),
+            guard payload != 0, heldPosition(payload, false) >= 0,
                 UnsafeRawPointer(bitPattern: payload)?.load(as: UInt.self) == typeWord
             else {
                 limits.insert("existential values of a type that cannot be checked")
@@ -618,7 +626,7 @@ struct HeapWalker {
                     closure: work.closure, hops: work.hops)
                 if valuePlan.isSingleReference {
                     let word = valueBase.load(as: UInt.self)
-                    if word != 0 && (isTracked(word) || work.hops > 0) {
+                    if word != 0 && (work.hops > 0 || heldPosition(word, true) >= 0) {
                         reference(word, from: elementWork, label: "\(prefix)[\(name())]")
                     }
                 } else {

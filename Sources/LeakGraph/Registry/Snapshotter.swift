@@ -20,6 +20,9 @@ enum Snapshotter {
         let entry: ObjectSlot
         let label: String?
         var isRecordedProcessWide = false
+        /// The registry slot of a tracked object (`TrackedObject` or external), -1 for a
+        /// process-wide record.
+        var slot: Int32 = -1
         /// `weak` and `unowned` references to the object, the registry's own excluded.
         var weakAndUnowned = 0
     }
@@ -217,7 +220,7 @@ enum Snapshotter {
                 }
                 indexOfSlot[slot] = held.count
                 var object = Held(
-                    address: address, entry: entry, label: state.label(ofSlot: slot))
+                    address: address, entry: entry, label: state.label(ofSlot: slot), slot: Int32(slot))
                 // An external object's registry entry is itself a weak reference to it.
                 object.weakAndUnowned = runtimeWeakAndUnownedReferences(pointer) - (entry.isExternal ? 1 : 0)
                 held.append(object)
@@ -291,13 +294,19 @@ enum Snapshotter {
             return id
         }
 
-        // The index of the objects' addresses (what the walk asks of every reference it reads)
-        // is built on another thread while the objects' records are made, for a big snapshot:
-        // indexing a million random addresses is a miss of the cache per insert, a sixth of the
-        // snapshot on one thread.
+        // The index of the objects' addresses (what the walk asks of references other than plain
+        // strong ones) is built on another thread while the objects' records are made and the
+        // walk starts, for a big snapshot: indexing a million random addresses is a miss of the
+        // cache per insert, a sixth of the snapshot on one thread.
         let addresses = held.map { UInt64($0.address) }
         let indexBuilt: BackgroundResult<FlatIndex>? =
             addresses.count >= 100_000 ? BackgroundResult { addressIndex(addresses) } : nil
+        let memoryMap = holding ? MemoryMap.current() : MemoryMap()
+        let positions = HeldAddresses(
+            addresses: addresses, slots: held.map(\.slot),
+            allTrackedObjects: !held.contains { $0.entry.isExternal || $0.isRecordedProcessWide },
+            readsObjects: holding && !ProcessTracking.isActive, map: memoryMap
+        ) { indexBuilt?.value ?? addressIndex(addresses) }
         let names = typeNames(for: held.map { $0.entry.metadata })
         var objects: [ObjectInfo] = []
         objects.reserveCapacity(held.count)
@@ -318,7 +327,6 @@ enum Snapshotter {
                 from: objects[raw.from].id, to: objects[raw.to].id, kind: EdgeKind(code: raw.kind),
                 label: labels[Int(raw.label)], origin: .declared, count: raw.count, site: stackID(raw.site))
         }
-        let indexOfAddress = indexBuilt?.value ?? addressIndex(addresses)
 
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
@@ -327,9 +335,9 @@ enum Snapshotter {
             // does not hold is copied before it is read (see `UnheldMemory`).
             let processWide = ProcessTracking.isActive
             var walker = HeapWalker(
-                trackedCount: held.count, map: MemoryMap.current(), scanClosures: options.scanClosures,
+                trackedCount: held.count, map: memoryMap, scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
-            ) { indexOfAddress.position(of: UInt64($0)) != nil }
+            ) { positions.position(of: $0, strongReference: $1) }
             // Class instances first, then the boxes and closure contexts whole-process tracking
             // recorded: a box must be known as one (reached from its holder) before it is walked.
             var contexts: [Int] = []
@@ -358,7 +366,7 @@ enum Snapshotter {
             }
             let merged = merge(
                 references, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
-                objects: objects, indexOfAddress: indexOfAddress, trackedCount: held.count)
+                objects: objects, trackedCount: held.count)
             // Appended to the declared edges without growing them step by step (a million
             // edges copied twice was a tenth of a big snapshot).
             if edges.isEmpty { edges = merged } else { edges.append(contentsOf: merged) }
@@ -566,7 +574,7 @@ enum Snapshotter {
     /// already account for.
     private static func merge(
         _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
-        indexOfAddress: FlatIndex, trackedCount: Int
+        trackedCount: Int
     ) -> [EdgeInfo] {
         // Both sides sorted by (from, to) and walked together: a million references cost two
         // sorts of plain integers, not a dictionary entry and an array per owner–target pair.
@@ -602,8 +610,7 @@ enum Snapshotter {
         resolved.reserveCapacity(found.count)
         for (order, reference) in found.enumerated() {
             switch reference.to {
-            case .tracked(let address):
-                guard let index = indexOfAddress.position(of: UInt64(address)) else { continue }
+            case .tracked(let index):
                 resolved.append(Resolved(from: reference.from, to: index, order: order))
             case .node(let node):
                 resolved.append(Resolved(from: reference.from, to: trackedCount + node, order: order))
@@ -730,5 +737,108 @@ extension Array where Element == UInt64 {
             if self[mid] < value { low = mid + 1 } else { high = mid }
         }
         return low < count && self[low] == value
+    }
+}
+
+/// Where each object of a snapshot is among its held objects, by address: what the walk asks of
+/// every reference it reads.
+///
+/// A `TrackedObject` keeps its registry slot in its first stored property, so a strong
+/// reference to one (a live object: the walk may read it, as it reads an untracked object's
+/// class) is found with a read of the object's first words and two array lookups, near the
+/// object the walk just read; a hash lookup of a million random addresses missed the cache each
+/// time. Everything else (other references, objects that are not `TrackedObject`s: external
+/// objects, process-wide records) goes through the hashed index, made when first needed.
+private final class HeldAddresses {
+    private let addresses: [UInt64]
+    /// Registry slot → held position (-1: not held).
+    private let positionOfSlot: [Int32]
+    /// Whether every held object is a `TrackedObject` registration: then a reference that is not
+    /// to one held through its slot is to no held object at all.
+    private let allTrackedObjects: Bool
+    /// Whether objects' memory may be read in place (not while other threads run unheld, as in
+    /// whole-process snapshots: those read through copies).
+    private let readsObjects: Bool
+    /// Where metadata may be read (a class is told from a box or a context by it).
+    private let map: MemoryMap
+    private let makeIndex: () -> FlatIndex
+    private var index: FlatIndex?
+    /// Class metadata → whether it is `TrackedObject` or a subclass (the last answer first).
+    private var trackedClasses: [UInt: Bool] = [:]
+    private var lastClass: UInt = 0
+    private var lastClassIsTracked = false
+    /// Where `TrackedObject.leakGraphSlot` is in an instance: after the 16-byte header of a
+    /// native Swift object, the root class's one stored property. Checked on a held object
+    /// before it is relied on (nil: not as expected, every lookup is hashed).
+    private static let slotOffset = 16
+
+    init(
+        addresses: [UInt64], slots: [Int32], allTrackedObjects: Bool, readsObjects: Bool, map: MemoryMap,
+        makeIndex: @escaping () -> FlatIndex
+    ) {
+        self.addresses = addresses
+        self.map = map
+        self.allTrackedObjects = allTrackedObjects
+        self.makeIndex = makeIndex
+        var positionOfSlot = [Int32](repeating: -1, count: (slots.max().map { Int($0) } ?? -1) + 1)
+        for (position, slot) in slots.enumerated() where slot >= 0 { positionOfSlot[Int(slot)] = Int32(position) }
+        self.positionOfSlot = positionOfSlot
+        // The slot's place is confirmed on the first held `TrackedObject` (held, so alive);
+        // with none among the first few, every lookup is hashed.
+        var confirmed = false
+        if readsObjects {
+            for position in addresses.indices.prefix(64) where slots[position] >= 0 {
+                guard let object = UnsafeRawPointer(bitPattern: UInt(addresses[position])),
+                    Self.isTrackedObjectClass(object.load(as: UInt.self), map: map)
+                else { continue }
+                confirmed = object.load(fromByteOffset: Self.slotOffset, as: Int32.self) == slots[position]
+                break
+            }
+        }
+        self.readsObjects = readsObjects && confirmed
+    }
+
+    /// The held position of the object at `address`, or -1. `strongReference`: the word is a
+    /// strong reference read from a held object (so the object it names is alive).
+    func position(of address: UInt, strongReference: Bool) -> Int {
+        if strongReference && readsObjects, let object = UnsafeRawPointer(bitPattern: address) {
+            let metadata = object.load(as: UInt.self)
+            if metadata != lastClass {
+                lastClass = metadata
+                if let known = trackedClasses[metadata] {
+                    lastClassIsTracked = known
+                } else {
+                    lastClassIsTracked = Self.isTrackedObjectClass(metadata, map: map)
+                    trackedClasses[metadata] = lastClassIsTracked
+                }
+            }
+            if lastClassIsTracked {
+                let slot = Int(object.load(fromByteOffset: Self.slotOffset, as: Int32.self))
+                if slot >= 0 && slot < positionOfSlot.count {
+                    let position = Int(positionOfSlot[slot])
+                    if position >= 0 && addresses[position] == UInt64(address) { return position }
+                }
+            }
+            if allTrackedObjects { return -1 }
+        }
+        if index == nil { index = makeIndex() }
+        return index!.position(of: UInt64(address)) ?? -1
+    }
+
+    /// Whether the heap object whose metadata is at `metadata` is an instance of `TrackedObject`
+    /// or of a subclass (not a box, a closure context or an error, whose metadata is not a
+    /// class's).
+    private static func isTrackedObjectClass(_ metadata: UInt, map: MemoryMap) -> Bool {
+        guard map.readableBytes(at: metadata) >= 8, let pointer = UnsafeRawPointer(bitPattern: metadata) else {
+            return false
+        }
+        let kind = pointer.load(as: UInt.self)
+        guard kind == 0 || kind >= 0x800 else { return false }  // a class
+        var current: AnyClass? = unsafeBitCast(pointer, to: AnyClass.self)
+        while let type = current {
+            if type == TrackedObject.self { return true }
+            current = _getSuperclass(type)
+        }
+        return false
     }
 }
