@@ -260,28 +260,45 @@ private struct Verdicts {
         // Member node → (its cycle, its place among the cycle's holders): naming known holders
         // is then one lookup per edge, linear however many outside holders there are.
         var retainedMembers: [Int: (cycle: Int, holder: Int)] = [:]
-        var scratch = LoopScratch()
+        // Each cycle's description (its loop, path and signature) depends on nothing but the
+        // graph: with many cycles, the later half is described on another thread meanwhile.
+        let cycleComponents = (0..<components.count).filter { isCycle[$0] }
+        var described: [Cycle]
+        if cycleComponents.count >= 20_000 {
+            let half = cycleComponents.count / 2
+            let verdicts = self
+            let garbageOfComponent = garbage
+            let later = BackgroundResult {
+                verdicts.describe(cycleComponents[half...], garbage: garbageOfComponent)
+            }
+            described = describe(cycleComponents[..<half], garbage: garbage)
+            described.append(contentsOf: later.value)
+        } else {
+            described = describe(cycleComponents[...], garbage: garbage)
+        }
+        var nextDescribed = 0
         for componentID in 0..<components.count {
             let bounds = components.bounds(componentID)
             if garbage[componentID] {
                 for position in bounds { leaked.insert(snapshot.objects[Int(components.nodes[position])].id) }
             }
             guard isCycle[componentID] else { continue }
-            var cycle = describe(bounds, leaked: garbage[componentID], scratch: &scratch)
+            let place = nextDescribed
+            nextDescribed += 1
             if !garbage[componentID] {
                 for node in components.nodes[bounds].sorted() {
                     let node = Int(node)
                     let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
                     if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
-                        retainedMembers[node] = (cycles.count, cycle.unexplainedHolders.count)
-                        cycle.unexplainedHolders.append(
+                        retainedMembers[node] = (place, described[place].unexplainedHolders.count)
+                        described[place].unexplainedHolders.append(
                             Cycle.Holder(
                                 object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
                     }
                 }
             }
-            cycles.append(consume cycle)
         }
+        cycles = consume described
         // Name the known outside holders of retained cycles' members.
         if !retainedMembers.isEmpty {
             for node in 0..<count {
@@ -310,6 +327,17 @@ private struct Verdicts {
         }
         return LeakReport(
             cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
+    }
+
+    /// The cycles of `componentIDs`, in order, each described with the verdict `garbage` gives.
+    private func describe(_ componentIDs: ArraySlice<Int>, garbage: [Bool]) -> [Cycle] {
+        var scratch = LoopScratch()
+        var cycles: [Cycle] = []
+        cycles.reserveCapacity(componentIDs.count)
+        for componentID in componentIDs {
+            cycles.append(describe(components.bounds(componentID), leaked: garbage[componentID], scratch: &scratch))
+        }
+        return cycles
     }
 
     /// Buffers `describe` reuses from one cycle to the next (hundreds of thousands of small

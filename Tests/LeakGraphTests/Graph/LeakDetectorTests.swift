@@ -126,4 +126,60 @@ struct LeakDetectorTests {
         let expected = Set(alive.subtracting(reachable).map(UInt64.init))
         #expect(LeakDetector.analyze(builder.build()).leakedObjectIDs == expected, "seed \(seed)")
     }
+
+    @Test("thirty thousand cycles (described on two threads): each with its members, verdict, loop and holders")
+    func manyCyclesDescribedInParallel() {
+        // Leaked pairs, pairs held from outside, leaked triangles, in turn: enough cycles that
+        // the later half is described on another thread.
+        var objects: [ObjectInfo] = []
+        var edges: [EdgeInfo] = []
+        func object(_ id: UInt64, _ type: String, count: Int) {
+            objects.append(
+                ObjectInfo(
+                    id: id, type: type, label: nil, strongRetainCount: count, stack: nil, time: 0,
+                    state: .unspecified, scope: 0))
+        }
+        func edge(_ from: UInt64, _ to: UInt64, _ label: String) {
+            edges.append(EdgeInfo(from: from, to: to, kind: .strong, label: label, origin: .declared))
+        }
+        let groups = 30_000
+        for group in 0..<UInt64(groups) {
+            let first = group * 3 + 1
+            switch group % 3 {
+            case 0, 1:
+                object(first, "Sink", count: 1)
+                object(first + 1, "SinkDisposer", count: group % 3 == 1 ? 2 : 1)
+                edge(first, first + 1, "cancel")
+                edge(first + 1, first, "sink")
+            default:
+                object(first, "A", count: 1)
+                object(first + 1, "B", count: 1)
+                object(first + 2, "C", count: 1)
+                edge(first, first + 1, "b")
+                edge(first + 1, first + 2, "c")
+                edge(first + 2, first, "a")
+            }
+        }
+        let report = LeakDetector.analyze(GraphSnapshot(objects: objects, edges: edges))
+        #expect(report.cycles.count == groups)
+        var seen = Set<UInt64>()
+        for cycle in report.cycles {
+            guard let first = cycle.objects.first else { continue }
+            let group = (first - 1) / 3
+            seen.insert(group)
+            switch group % 3 {
+            case 0:
+                #expect(cycle.objects == [first, first + 1] && cycle.leaked && cycle.unexplainedHolders.isEmpty)
+                #expect(cycle.signature == "Sink —cancel→ SinkDisposer —sink→ Sink")
+            case 1:
+                #expect(cycle.objects == [first, first + 1] && !cycle.leaked)
+                #expect(cycle.unexplainedHolders == [Cycle.Holder(object: first + 1, unexplained: 1, knownHolders: [])])
+            default:
+                #expect(cycle.objects == [first, first + 1, first + 2] && cycle.leaked)
+                #expect(cycle.loopDescription == "A —b→ B —c→ C —a→ A")
+            }
+        }
+        #expect(seen.count == groups)
+        #expect(report.leakedObjectIDs.count == groups / 3 * 2 + groups / 3 * 3)
+    }
 }
