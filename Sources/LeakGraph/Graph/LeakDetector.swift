@@ -261,40 +261,35 @@ private struct Verdicts {
         // is then one lookup per edge, linear however many outside holders there are.
         var retainedMembers: [Int: (cycle: Int, holder: Int)] = [:]
         // Each cycle's description (its loop, path and signature) depends on nothing but the
-        // graph: with many cycles, the later half is described on another thread meanwhile.
+        // graph: with many cycles, the later three fifths are described on another thread while
+        // this one fills the set of leaked ids (a hash insert per object, most of it a miss of
+        // the cache) and describes the rest.
         let cycleComponents = (0..<components.count).filter { isCycle[$0] }
-        var described: [Cycle]
+        var later: BackgroundResult<[Cycle]>?
+        var split = cycleComponents.count
         if cycleComponents.count >= 20_000 {
-            let half = cycleComponents.count / 2
+            split = cycleComponents.count * 2 / 5
             let verdicts = self
             let garbageOfComponent = garbage
-            let later = BackgroundResult {
-                verdicts.describe(cycleComponents[half...], garbage: garbageOfComponent)
-            }
-            described = describe(cycleComponents[..<half], garbage: garbage)
-            described.append(contentsOf: later.value)
-        } else {
-            described = describe(cycleComponents[...], garbage: garbage)
+            let part = cycleComponents[split...]
+            later = BackgroundResult { verdicts.describe(part, garbage: garbageOfComponent) }
         }
-        var nextDescribed = 0
-        for componentID in 0..<components.count {
-            let bounds = components.bounds(componentID)
-            if garbage[componentID] {
-                for position in bounds { leaked.insert(snapshot.objects[Int(components.nodes[position])].id) }
+        for componentID in 0..<components.count where garbage[componentID] {
+            for position in components.bounds(componentID) {
+                leaked.insert(snapshot.objects[Int(components.nodes[position])].id)
             }
-            guard isCycle[componentID] else { continue }
-            let place = nextDescribed
-            nextDescribed += 1
-            if !garbage[componentID] {
-                for node in components.nodes[bounds].sorted() {
-                    let node = Int(node)
-                    let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
-                    if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
-                        retainedMembers[node] = (place, described[place].unexplainedHolders.count)
-                        described[place].unexplainedHolders.append(
-                            Cycle.Holder(
-                                object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
-                    }
+        }
+        var described = describe(cycleComponents[..<split], garbage: garbage)
+        if let later { described.append(contentsOf: later.value) }
+        for (place, componentID) in cycleComponents.enumerated() where !garbage[componentID] {
+            for node in components.nodes[components.bounds(componentID)].sorted() {
+                let node = Int(node)
+                let unexplained = (retainCount(node) ?? 0) - internalWeight[node] - fromGarbage[node]
+                if unexplained > 0 || snapshot.objects[node].strongRetainCount == nil {
+                    retainedMembers[node] = (place, described[place].unexplainedHolders.count)
+                    described[place].unexplainedHolders.append(
+                        Cycle.Holder(
+                            object: snapshot.objects[node].id, unexplained: max(0, unexplained), knownHolders: []))
                 }
             }
         }

@@ -299,8 +299,9 @@ enum Snapshotter {
         // walk starts, for a big snapshot: indexing a million random addresses is a miss of the
         // cache per insert, a sixth of the snapshot on one thread.
         let addresses = held.map { UInt64($0.address) }
+        // (Only a snapshot that walks needs it.)
         let indexBuilt: BackgroundResult<FlatIndex>? =
-            addresses.count >= 100_000 ? BackgroundResult { addressIndex(addresses) } : nil
+            holding && addresses.count >= 100_000 ? BackgroundResult { addressIndex(addresses) } : nil
         let memoryMap = holding ? MemoryMap.current() : MemoryMap()
         let positions = HeldAddresses(
             addresses: addresses, slots: held.map(\.slot),
