@@ -211,7 +211,11 @@ private struct Verdicts {
     }
 
     func report() -> LeakReport {
+        // The graph's arrays as locals: in a debug build each `graph.…[…]` copied the graph.
         let count = graph.count
+        let offsets = graph.offsets
+        let targets = graph.targets
+        let weights = graph.weights
         var internalWeight = [Int](repeating: 0, count: count)
         var fromGarbage = [Int](repeating: 0, count: count)
         let component = components.component
@@ -223,9 +227,9 @@ private struct Verdicts {
             isCycle[componentID] = group.count > 1 || graph.hasSelfLoop(Int(components.nodes[group.lowerBound]))
             for position in group {
                 let node = Int(components.nodes[position])
-                for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
-                    let target = Int(graph.targets[edge])
-                    if component[target] == Int32(componentID) { internalWeight[target] += Int(graph.weights[edge]) }
+                for edge in Int(offsets[node])..<Int(offsets[node + 1]) {
+                    let target = Int(targets[edge])
+                    if component[target] == Int32(componentID) { internalWeight[target] += Int(weights[edge]) }
                 }
             }
             var collectable = true
@@ -243,9 +247,9 @@ private struct Verdicts {
             garbage[componentID] = true
             for position in group {
                 let node = Int(components.nodes[position])
-                for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
-                    let target = Int(graph.targets[edge])
-                    if component[target] != Int32(componentID) { fromGarbage[target] += Int(graph.weights[edge]) }
+                for edge in Int(offsets[node])..<Int(offsets[node + 1]) {
+                    let target = Int(targets[edge])
+                    if component[target] != Int32(componentID) { fromGarbage[target] += Int(weights[edge]) }
                 }
             }
         }
@@ -297,8 +301,8 @@ private struct Verdicts {
         // Name the known outside holders of retained cycles' members.
         if !retainedMembers.isEmpty {
             for node in 0..<count {
-                for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
-                    let target = Int(graph.targets[edge])
+                for edge in Int(offsets[node])..<Int(offsets[node + 1]) {
+                    let target = Int(targets[edge])
                     guard component[target] != component[node], let place = retainedMembers[target] else {
                         continue
                     }
@@ -431,10 +435,16 @@ private struct Verdicts {
     private func describe(_ bounds: Range<Int>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
         // Locals, not `self.…` inside the closures below: a closure reading a stored property
         // of this struct copies the whole struct on every call.
+        // (Also outside them: in a debug build, each `graph.offsets[…]` copied the whole graph,
+        // retaining every array of it.)
         let objects = snapshot.objects
         let labelNames = graph.labelNames
         let labelRank = self.labelRank
         let members = components.nodes
+        let component = components.component
+        let offsets = graph.offsets
+        let targets = graph.targets
+        let labels = graph.labels
         var start = Int(members[bounds.lowerBound])
         for position in bounds.dropFirst() where precedes(Int(members[position]), start) {
             start = Int(members[position])
@@ -459,9 +469,9 @@ private struct Verdicts {
         search: while head < scratch.queue.count {
             let node = Int(scratch.queue[head])
             scratch.neighbours.removeAll(keepingCapacity: true)
-            for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
-                let target = graph.targets[edge]
-                if component[Int(target)] == componentID { scratch.neighbours.append((target, graph.labels[edge])) }
+            for edge in Int(offsets[node])..<Int(offsets[node + 1]) {
+                let target = targets[edge]
+                if component[Int(target)] == componentID { scratch.neighbours.append((target, labels[edge])) }
             }
             if sortNeighbours && scratch.neighbours.count > 1 {
                 func precedes(_ a: (target: Int32, label: Int32), _ b: (target: Int32, label: Int32)) -> Bool {
