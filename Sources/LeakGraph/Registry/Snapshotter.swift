@@ -169,11 +169,6 @@ enum Snapshotter {
         return true
     }
 
-    /// With `holding`, every object is retained for the time of the snapshot (reflection reads
-    /// its fields outside the lock). Without, nothing is retained: retain counts are read under
-    /// the registry lock, where no registered object can be freed (its `deinit` waits for the
-    /// lock to unregister), and objects already deinitialising are skipped. A declared-only
-    /// snapshot therefore never delays a deallocation.
     /// Each address's position in `addresses` (all nonzero).
     private static func addressIndex(_ addresses: [UInt64]) -> FlatIndex {
         var index = FlatIndex(capacity: addresses.count)
@@ -181,10 +176,17 @@ enum Snapshotter {
         return index
     }
 
+    /// With `holding`, every object is retained for the time of the snapshot (reflection reads
+    /// its fields outside the lock). Without, nothing is retained: retain counts are read under
+    /// the registry lock, where no registered object can be freed (its `deinit` waits for the
+    /// lock to unregister), and objects already deinitialising are skipped. A declared-only
+    /// snapshot therefore never delays a deallocation.
     private static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool, only: [UInt64]?)
         -> (snapshot: GraphSnapshot, held: [UInt], listing: Int)
     {
         let time = Double(coarseWallClockNanoseconds()) / 1e9
+        // Read once: whether objects may be read in place must not change within one snapshot.
+        let processWide = ProcessTracking.isActive
         var held: [Held] = []
         var retainCounts: [Int] = []
         var rawEdges: [RawEdge] = []
@@ -228,7 +230,7 @@ enum Snapshotter {
                     stackFrames[entry.stack] = Array(state.stacks.stack(entry.stack))
                 }
             }
-            if holding && ProcessTracking.isActive {
+            if holding && processWide {
                 // Every other Swift object of the process (whole-process tracking), held the same
                 // way; tracked objects are already in and are left out.
                 let first = held.count
@@ -306,7 +308,7 @@ enum Snapshotter {
         let positions = HeldAddresses(
             addresses: addresses, slots: held.map(\.slot),
             allTrackedObjects: !held.contains { $0.entry.isExternal || $0.isRecordedProcessWide },
-            readsObjects: holding && !ProcessTracking.isActive, map: memoryMap
+            readsObjects: holding && !processWide && options.discoverReferences, map: memoryMap
         ) { indexBuilt?.value ?? addressIndex(addresses) }
         let names = typeNames(for: held.map { $0.entry.metadata })
         var objects: [ObjectInfo] = []
@@ -334,7 +336,6 @@ enum Snapshotter {
             // proves a word read from them still points at a live object.
             // Whole-process snapshots walk objects other threads are using: memory the snapshot
             // does not hold is copied before it is read (see `UnheldMemory`).
-            let processWide = ProcessTracking.isActive
             var walker = HeapWalker(
                 trackedCount: held.count, map: memoryMap, scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
@@ -802,7 +803,11 @@ private final class HeldAddresses {
     /// The held position of the object at `address`, or -1. `strongReference`: the word is a
     /// strong reference read from a held object (so the object it names is alive).
     func position(of address: UInt, strongReference: Bool) -> Int {
-        if strongReference && readsObjects, let object = UnsafeRawPointer(bitPattern: address) {
+        // Only a word that can be a native object's address: 16-byte aligned, in the lower half
+        // of the address space (a tagged pointer, on Apple platforms, is neither).
+        if strongReference && readsObjects && address & 15 == 0 && address >> 47 == 0,
+            let object = UnsafeRawPointer(bitPattern: address)
+        {
             let metadata = object.load(as: UInt.self)
             if metadata != lastClass {
                 lastClass = metadata
@@ -835,10 +840,19 @@ private final class HeldAddresses {
         }
         let kind = pointer.load(as: UInt.self)
         guard kind == 0 || kind >= 0x800 else { return false }  // a class
+        // Up a bounded chain of readable class metadata (a word changed by another thread
+        // meanwhile can name anything).
         var current: AnyClass? = unsafeBitCast(pointer, to: AnyClass.self)
-        while let type = current {
+        for _ in 0..<64 {
+            guard let type = current else { return false }
             if type == TrackedObject.self { return true }
-            current = _getSuperclass(type)
+            guard let superclass = _getSuperclass(type) else { return false }
+            let superMetadata = UInt(bitPattern: unsafeBitCast(superclass, to: UnsafeRawPointer.self))
+            guard map.readableBytes(at: superMetadata) >= 8,
+                let superPointer = UnsafeRawPointer(bitPattern: superMetadata),
+                superPointer.load(as: UInt.self) == 0 || superPointer.load(as: UInt.self) >= 0x800
+            else { return false }
+            current = superclass
         }
         return false
     }

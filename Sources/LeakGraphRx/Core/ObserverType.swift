@@ -1,6 +1,9 @@
 /// Something that receives a sequence's events.
 ///
 /// Conforming types implement ``on(_:)``; `onNext`, `onError` and `onCompleted` are shorthands.
+/// `onNext(_:)` and `onCompleted()` are requirements with default implementations (not only
+/// extension methods, as in RxSwift): a conforming type's own methods of those names are what
+/// operators call, so they must mean `on(.next(_:))` and `on(.completed)`.
 ///
 /// ```swift
 /// let subject = PublishSubject<Int>()
