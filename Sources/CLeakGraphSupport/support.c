@@ -20,18 +20,6 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
 
 int lg_atexit(void (*handler)(void)) { return atexit(handler); }
 
-void lg_keep_freed_memory_for_reuse(void) {
-#if defined(__GLIBC__)
-    // A big dump allocates and frees arrays of hundreds of megabytes one after another; mapped
-    // fresh each time, every page of each is a fault (a third of the dump's time at exit).
-    // The mapping threshold at glibc's maximum (32 MiB on 64-bit, where its own adjustment
-    // would climb to), and freed memory never trimmed back to the kernel. Advisory: a refusal
-    // leaves the allocator as it was.
-    (void)mallopt(M_MMAP_THRESHOLD, (int)(4 * 1024 * 1024 * sizeof(long)));
-    (void)mallopt(M_TRIM_THRESHOLD, 1 << 30);
-#endif
-}
-
 void lg_start_writeback(int descriptor, long long offset, long long count) {
 #if defined(__linux__)
     // Advisory: a pipe or a device refuses it (ESPIPE, EINVAL), and that changes nothing.

@@ -52,10 +52,6 @@ int lg_atexit(void (*handler)(void));
 /// what is not a regular file): a big file's final fsync then waits for its tail only.
 void lg_start_writeback(int descriptor, long long offset, long long count);
 
-/// Makes glibc's malloc serve big blocks from its heap and keep freed memory for reuse instead
-/// of mapping and unmapping each (`M_MMAP_THRESHOLD`, `M_TRIM_THRESHOLD`); nothing elsewhere.
-/// For the dump at exit only: it changes the process's allocator for good.
-void lg_keep_freed_memory_for_reuse(void);
 
 /// Size of the malloc block that starts at `pointer` (glibc `malloc_usable_size`).
 size_t lg_malloc_usable_size(const void *pointer);

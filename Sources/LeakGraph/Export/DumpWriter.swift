@@ -110,9 +110,6 @@ enum DumpAtExit {
         guard ran.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
             let path = directory.withLock({ $0 })
         else { return }
-        // The process is ending: its allocator may keep what the dump frees for the dump's next
-        // arrays instead of unmapping it (each page of a fresh mapping is a fault).
-        lg_keep_freed_memory_for_reuse()
         do {
             let ((files, report), summary) = try LeakGraph.writeDumpFiles(
                 to: path, name: nil, renderSVG: false, contents: nil, keepingUntilExit: true)
