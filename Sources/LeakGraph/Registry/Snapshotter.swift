@@ -485,17 +485,18 @@ enum Snapshotter {
     static func typeNames(for metadata: [UInt]) -> [String] {
         var local: [UInt: String] = typeNames.withLock { $0 }
         var added = false
+        // Objects come in runs and alternations of a few types: the last two answers are
+        // checked before hashing (a lookup per object was a tenth of a million-object snapshot).
+        var recent: [(pointer: UInt, name: String)] = [(0, "?"), (0, "?")]
         let names = metadata.map { pointer -> String in
-            guard pointer != 0, let metadata = UnsafeRawPointer(bitPattern: pointer) else { return "?" }
-            if let name = local[pointer] { return name }
-            let name: String
-            switch HeapObjectKind(metadata: metadata) {
-            case .classInstance: name = String(describing: unsafeBitCast(metadata, to: AnyObject.Type.self))
-            case .heapLocalVariable: name = Symbolicator.closureContextType
-            case .other: name = "heap object"
+            if pointer == recent[0].pointer { return recent[0].name }
+            if pointer == recent[1].pointer {
+                recent.swapAt(0, 1)
+                return recent[0].name
             }
-            local[pointer] = name
-            added = true
+            let name = typeName(pointer, in: &local, added: &added)
+            recent[1] = recent[0]
+            recent[0] = (pointer, name)
             return name
         }
         if added {
@@ -503,6 +504,21 @@ enum Snapshotter {
             typeNames.withLock { $0.merge(final) { old, _ in old } }
         }
         return names
+    }
+
+    /// The name of objects of class (or box) metadata `pointer`, cached in `local`.
+    private static func typeName(_ pointer: UInt, in local: inout [UInt: String], added: inout Bool) -> String {
+        guard pointer != 0, let metadata = UnsafeRawPointer(bitPattern: pointer) else { return "?" }
+        if let name = local[pointer] { return name }
+        let name: String
+        switch HeapObjectKind(metadata: metadata) {
+        case .classInstance: name = String(describing: unsafeBitCast(metadata, to: AnyObject.Type.self))
+        case .heapLocalVariable: name = Symbolicator.closureContextType
+        case .other: name = "heap object"
+        }
+        local[pointer] = name
+        added = true
+        return name
     }
 
     private struct Pair: Hashable {
