@@ -640,7 +640,10 @@ enum Snapshotter {
             return a.order < b.order
         }
         var result: [EdgeInfo] = []
-        result.reserveCapacity(resolved.count)
+        // Room for the references no declared edge accounts for: reserving one edge per found
+        // reference doubled a big snapshot's edges for the moment (in a graph of declared edges,
+        // the walk finds them all again and keeps none).
+        result.reserveCapacity(max(0, resolved.count - declaredPairs.count))
         var kept: [EdgeKey: Int] = [:]
         var declaredCursor = 0
         var groupStart = 0
