@@ -136,12 +136,7 @@ struct DumpTallies {
         var noStack = (count: 0, leaked: 0)
         // A flag per object, set from the leaked ids through a (usually direct) index: a set
         // lookup per object was most of these tallies.
-        let positionOfID = NodeIndex(snapshot.objects)
-        var leakedFlags = [Bool](repeating: false, count: snapshot.objects.count)
-        for id in leaked {
-            let position = positionOfID.node(of: id)
-            if position >= 0 { leakedFlags[position] = true }
-        }
+        let leakedFlags = NodeIndex(snapshot.objects).flags(of: leaked)
         for (position, object) in snapshot.objects.enumerated() {
             let isLeaked = leakedFlags[position] ? 1 : 0
             let index = Int(typeNumbers.number(of: object.type))

@@ -34,7 +34,8 @@ extension LeakGraph {
         // The leaked ids in a fixed order (ascending, without sorting: the snapshot's objects
         // are): both looks fill arrays in this order and compare them slot by slot (no hashing
         // per object or edge). Sorted after all if the snapshot's order cannot give them.
-        var leakedIDs = NodeIndex(first.objects).inOrder(firstReport.leakedObjectIDs)
+        let firstIndex = NodeIndex(first.objects)
+        var leakedIDs = firstIndex.inOrder(firstReport.leakedObjectIDs)
         if leakedIDs.count != firstReport.leakedObjectIDs.count
             || !leakedIDs.indices.dropFirst().allSatisfy({ leakedIDs[$0 - 1] < leakedIDs[$0] })
         {
@@ -42,7 +43,7 @@ extension LeakGraph {
         }
         // Discovered nodes are found again by walking the objects that hold them.
         let suspects = leakedIDs.filter { $0 < ObjectInfo.discoveredNodeIDBase }
-        let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered)
+        let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered, index: firstIndex)
         // Another thread's snapshot letting go of its holds at that very moment over-counts a
         // retain count for an instant: a real leak cannot change, so look again (a few times,
         // a millisecond apart) before calling a difference real.
@@ -99,9 +100,10 @@ extension LeakGraph {
 private struct Fingerprints {
     var values: [Fingerprint]
 
-    init(_ snapshot: GraphSnapshot, ids: [UInt64], declaredOnly: Bool) {
+    /// - Parameter index: `snapshot`'s objects' index, when the caller has one already.
+    init(_ snapshot: GraphSnapshot, ids: [UInt64], declaredOnly: Bool, index: NodeIndex? = nil) {
         values = [Fingerprint](repeating: Fingerprint(), count: ids.count)
-        let index = NodeIndex(snapshot.objects)
+        let index = index ?? NodeIndex(snapshot.objects)
         // Node → slot in `ids`, so that each edge costs two array lookups.
         var slotOfNode = [Int32](repeating: -1, count: snapshot.objects.count)
         for (slot, id) in ids.enumerated() {

@@ -208,10 +208,7 @@ struct HeapWalker {
     @inline(never)
     private mutating func performOther(_ step: TypePlan.Step, in work: Work) {
         switch step {
-        case .strong(let offset, let path):
-            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
-            guard word != 0 else { return }
-            reference(word, from: work, label: Self.join(work.prefix, path))
+        case .strong: return  // handled by `perform`
         case .unowned(let offset, let path):
             let word = work.base.load(fromByteOffset: offset, as: UInt.self)
             let position = word != 0 ? heldPosition(word, false) : -1

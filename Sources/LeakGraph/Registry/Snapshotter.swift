@@ -299,17 +299,11 @@ enum Snapshotter {
         // The index of the objects' addresses (what the walk asks of references other than plain
         // strong ones) is built on another thread while the objects' records are made and the
         // walk starts, for a big snapshot: indexing a million random addresses is a miss of the
-        // cache per insert, a sixth of the snapshot on one thread.
-        let addresses = held.map { UInt64($0.address) }
-        // (Only a snapshot that walks needs it.)
+        // cache per insert, a sixth of the snapshot on one thread. Only a snapshot that walks
+        // needs it.
+        let addresses = holding ? held.map { UInt64($0.address) } : []
         let indexBuilt: BackgroundResult<FlatIndex>? =
-            holding && addresses.count >= 100_000 ? BackgroundResult { addressIndex(addresses) } : nil
-        let memoryMap = holding ? MemoryMap.current() : MemoryMap()
-        let positions = HeldAddresses(
-            addresses: addresses, slots: held.map(\.slot),
-            allTrackedObjects: !held.contains { $0.entry.isExternal || $0.isRecordedProcessWide },
-            readsObjects: holding && !processWide && options.discoverReferences, map: memoryMap
-        ) { indexBuilt?.value ?? addressIndex(addresses) }
+            addresses.count >= 100_000 ? BackgroundResult { addressIndex(addresses) } : nil
         let names = typeNames(for: held.map { $0.entry.metadata })
         var objects: [ObjectInfo] = []
         objects.reserveCapacity(held.count)
@@ -336,6 +330,12 @@ enum Snapshotter {
             // proves a word read from them still points at a live object.
             // Whole-process snapshots walk objects other threads are using: memory the snapshot
             // does not hold is copied before it is read (see `UnheldMemory`).
+            let memoryMap = MemoryMap.current()
+            let positions = HeldAddresses(
+                addresses: addresses, slots: held.map(\.slot),
+                allTrackedObjects: !held.contains { $0.entry.isExternal || $0.isRecordedProcessWide },
+                readsObjects: !processWide && options.discoverReferences, map: memoryMap
+            ) { indexBuilt?.value ?? addressIndex(addresses) }
             var walker = HeapWalker(
                 trackedCount: held.count, map: memoryMap, scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
