@@ -1,5 +1,17 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
+
+// LeakGraph's libraries are compiled optimised in a debug build too. A leak check runs inside the
+// test suites people run every day, and those are debug builds: unoptimised, a snapshot of a
+// million objects took 40 s instead of 2 s, and every tracked allocation paid several times its
+// release cost. Your own code stays unoptimised and debuggable; only ours is built with `-O`
+// (C with `-O2`). `#if DEBUG` code keeps its debug behaviour. Tools-version 6.2 is what lets a
+// package used as a versioned dependency carry these flags.
+// To build LeakGraph itself unoptimised (to step through it in a debugger), set
+// LEAKGRAPH_UNOPTIMIZED_DEBUG=1 in the environment of `swift build` / `swift test`.
+let optimizeInDebug = Context.environment["LEAKGRAPH_UNOPTIMIZED_DEBUG"].map { $0.isEmpty || $0 == "0" } ?? true
+let optimizedSwift: [SwiftSetting] = optimizeInDebug ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
+let optimizedC: [CSetting] = optimizeInDebug ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
 
 let package = Package(
     name: "LeakGraph",
@@ -25,26 +37,28 @@ let package = Package(
     targets: [
         .target(
             name: "CLeakGraphSupport",
-            cSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
+            cSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))] + optimizedC
         ),
         .target(
             name: "LeakGraph",
             dependencies: ["CLeakGraphSupport"],
-            swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))]
+            swiftSettings: [.define("LEAKGRAPH_DISABLED", .when(traits: ["LeakGraphDisabled"]))] + optimizedSwift
         ),
-        .target(name: "LeakGraphDump", dependencies: ["LeakGraph"]),
+        .target(name: "LeakGraphDump", dependencies: ["LeakGraph"], swiftSettings: optimizedSwift),
         .testTarget(name: "LeakGraphDumpTests", dependencies: ["LeakGraphDump", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphTestSupport", path: "Tests/Support"),
-        .target(name: "LeakGraphRx", dependencies: ["LeakGraph"]),
+        .target(name: "LeakGraphRx", dependencies: ["LeakGraph"], swiftSettings: optimizedSwift),
         .target(
             name: "LeakGraphCombine",
             dependencies: [
                 "LeakGraph",
                 .product(name: "OpenCombine", package: "OpenCombine", condition: .when(platforms: [.linux])),
-            ]
+            ],
+            swiftSettings: optimizedSwift
         ),
         .testTarget(name: "LeakGraphCombineTests", dependencies: ["LeakGraphCombine", "LeakGraph"]),
-        .target(name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"]),
+        .target(
+            name: "LeakGraphTesting", dependencies: ["LeakGraph", "CLeakGraphSupport"], swiftSettings: optimizedSwift),
         .testTarget(
             name: "LeakGraphTestingTests",
             dependencies: ["LeakGraphTesting", "LeakGraph", "LeakGraphRx", "DiscoveryCorpus"]),
@@ -54,7 +68,8 @@ let package = Package(
                 "LeakGraph", "LeakGraphDump", "LeakGraphRx", "LeakGraphCombine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/LeakGraphCLI"
+            path: "Tools/LeakGraphCLI",
+            swiftSettings: optimizedSwift
         ),
         .executableTarget(name: "leakgraph", dependencies: ["LeakGraphCLI"], path: "Tools/leakgraph"),
         .testTarget(
@@ -75,8 +90,10 @@ let package = Package(
                 "plain-classes-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
-        .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"]),
-        .target(name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"]),
+        .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),
+        .target(
+            name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"],
+            swiftSettings: optimizedSwift),
         .testTarget(
             name: "LeakGraphRxTestTests",
             dependencies: [

@@ -34,7 +34,7 @@ extension LeakGraph {
         }
     ) {
         let reference = WeakBox(object)
-        let typeName = String(describing: type(of: object))
+        let typeName = displayTypeName(type(of: object))
         let targetSlot = Registry.shared.slot(of: object, trackIfNeeded: true)
         let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
         _ = targetSlot

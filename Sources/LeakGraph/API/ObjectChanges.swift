@@ -29,7 +29,7 @@ public struct ObjectChanges: Sendable, Hashable {
     public func dead<T: AnyObject>(_ type: T.Type) -> Int? { dead.map { $0[Self.name(type)] ?? 0 } }
 
     /// The type's name as snapshots write it.
-    static func name<T: AnyObject>(_ type: T.Type) -> String { String(describing: type) }
+    static func name<T: AnyObject>(_ type: T.Type) -> String { displayTypeName(type) }
 }
 
 /// The objects alive when a recording checkpoint was taken.

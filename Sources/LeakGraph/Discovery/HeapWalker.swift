@@ -271,7 +271,7 @@ struct HeapWalker {
         let walkable = walkableClasses[classKey] ?? Self.isWalkable(cls)
         walkableClasses[classKey] = walkable
         guard walkable else { return }
-        let node = addNode(word, type: String(describing: cls))
+        let node = addNode(word, type: displayTypeName(cls))
         // An object the snapshot does not hold, read in place like its retain count: the inline
         // word only (a side table may be freed by another thread meanwhile; then unknown).
         nodes[node].weakAndUnownedReferences = UnsafeRawPointer(bitPattern: word).flatMap(
@@ -291,7 +291,7 @@ struct HeapWalker {
     private static func isWalkable(_ cls: AnyClass) -> Bool {
         var current: AnyClass? = cls
         while let type = current {
-            let name = String(reflecting: type)
+            let name = qualifiedTypeName(type)
             if name.hasPrefix("Foundation.") || name.hasPrefix("CoreFoundation.") || name.hasPrefix("__NS")
                 || name.hasPrefix("_NS")
             {

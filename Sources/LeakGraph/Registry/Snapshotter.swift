@@ -470,7 +470,7 @@ enum Snapshotter {
         guard let pointer = UnsafeRawPointer(bitPattern: metadata),
             HeapObjectKind(metadata: pointer) == .classInstance
         else { return false }
-        return String(reflecting: unsafeBitCast(pointer, to: AnyObject.Type.self)).hasPrefix("LeakGraph.")
+        return qualifiedTypeName(unsafeBitCast(pointer, to: AnyObject.Type.self)).hasPrefix("LeakGraph.")
     }
 
     /// The frames of a stack recorded by whole-process tracking (`key` is `-2 - its id`).
@@ -512,7 +512,7 @@ enum Snapshotter {
         if let name = local[pointer] { return name }
         let name: String
         switch HeapObjectKind(metadata: metadata) {
-        case .classInstance: name = String(describing: unsafeBitCast(metadata, to: AnyObject.Type.self))
+        case .classInstance: name = displayTypeName(unsafeBitCast(metadata, to: AnyObject.Type.self))
         case .heapLocalVariable: name = Symbolicator.closureContextType
         case .other: name = "heap object"
         }
