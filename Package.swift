@@ -2,9 +2,9 @@
 import PackageDescription
 
 // LeakGraph's libraries are compiled optimised in a debug build too. A leak check runs inside the
-// test suites people run every day, and those are debug builds: unoptimised, a snapshot of a
-// million objects took 40 s instead of 2 s, and every tracked allocation paid several times its
-// release cost. Your own code stays unoptimised and debuggable; only ours is built with `-O`
+// test suites people run every day, and those are debug builds: unoptimised, the dump at exit of
+// a program leaking 500,000 pairs took 14 s instead of 2 s, and this package's own tests 78 s
+// instead of 48 s. Your own code stays unoptimised and debuggable; only ours is built with `-O`
 // (C with `-O2`). `#if DEBUG` code keeps its debug behaviour. Tools-version 6.2 is what lets a
 // package used as a versioned dependency carry these flags.
 // To build LeakGraph itself unoptimised (to step through it in a debugger), set
