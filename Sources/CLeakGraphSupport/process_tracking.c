@@ -672,7 +672,13 @@ extern void lg_swift_process_tracking_started(void) __attribute__((weak));
 // `LEAKGRAPH_TRACK=all` starts recording before `main` (and before a test runner's own code).
 __attribute__((constructor)) static void lg_process_tracking_from_environment(void) {
     const char *value = getenv("LEAKGRAPH_TRACK");
-    if (value == NULL || strcmp(value, "all") != 0) return;
+    if (value == NULL || value[0] == 0) return;
+    if (strcmp(value, "all") != 0) {
+        // Said, never silent: the variable was meant to turn something on.
+        fprintf(stderr, "leakgraph: LEAKGRAPH_TRACK=%s ignored: its only value is `all` (record every Swift object)\n",
+                value);
+        return;
+    }
     const char *master = getenv("LEAKGRAPH");
     if (master != NULL
         && (strcmp(master, "off") == 0 || strcmp(master, "0") == 0 || strcmp(master, "false") == 0

@@ -20,6 +20,22 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
 
 int lg_atexit(void (*handler)(void)) { return atexit(handler); }
 
+/// Defined by the LeakGraph module (`dumpAtExitFromEnvironment` in DumpWriter.swift): writes the
+/// dump at exit into LEAKGRAPH_DUMP_DIR.
+extern void lg_swift_dump_at_exit_from_environment(void) __attribute__((weak));
+
+static void lg_dump_at_exit_from_environment(void) {
+    if (lg_swift_dump_at_exit_from_environment != NULL) lg_swift_dump_at_exit_from_environment();
+}
+
+// LEAKGRAPH_DUMP_DIR asks for a dump at exit whether or not the program ever makes a tracked
+// object (the registry arms its own handler when it starts, but a clean run may never start it).
+// Only the handler is registered here: no Swift code runs before `main` for it.
+__attribute__((constructor)) static void lg_arm_dump_at_exit_from_environment(void) {
+    const char *directory = getenv("LEAKGRAPH_DUMP_DIR");
+    if (directory != NULL && directory[0] != 0) (void)atexit(lg_dump_at_exit_from_environment);
+}
+
 void lg_start_writeback(int descriptor, long long offset, long long count) {
 #if defined(__linux__)
     // Advisory: a pipe or a device refuses it (ESPIPE, EINVAL), and that changes nothing.

@@ -63,6 +63,9 @@ public struct LeakGraphDump: Sendable {
         public var writtenEdges: Int
         /// Every live type: its count and how many of them leaked, most numerous first.
         public var types: [TypeCount]
+        /// Tracking was off in the process that wrote the dump (`LEAKGRAPH=off`): nothing was
+        /// checked, whatever the dump holds. False in dumps written before the field existed.
+        public var trackingOff = false
 
         /// Whether the file holds every live object.
         public var isComplete: Bool { writtenObjects >= liveObjects }
@@ -1153,6 +1156,7 @@ private struct DumpReader {
                 case .writtenObjects?: summary.writtenObjects = try parser.int()
                 case .writtenEdges?: summary.writtenEdges = try parser.int()
                 case .types?: summary.types = try readTypeCounts()
+                case .trackingOff?: summary.trackingOff = try parser.bool()
                 default: try parser.skipValue()
                 }
             }

@@ -21,13 +21,41 @@ public struct LeakBaseline: Sendable, Hashable {
     ///
     /// - Throws: ``DumpError`` naming the file when it cannot be read.
     public init(contentsOf path: String) throws(DumpError) {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw DumpError(path: path, problem: "baseline cannot be read")
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            let relative =
+                path.hasPrefix("/")
+                ? "" : " (relative to the working directory, \(FileManager.default.currentDirectoryPath))"
+            throw DumpError(path: path, problem: "no such baseline file\(relative)")
+        }
+        guard !isDirectory.boolValue else {
+            throw DumpError(path: path, problem: "is a directory, not a baseline file")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DumpError(path: path, problem: "baseline cannot be read (permission?)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw DumpError(path: path, problem: "baseline is not UTF-8 text")
         }
         signatures = Set(
-            text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            text.split(separator: "\n").map { Self.normalized($0.trimmingCharacters(in: .whitespaces)) }.filter {
                 !$0.isEmpty && !$0.hasPrefix("#")
             })
+    }
+
+    /// An entry as signatures are written: `Child —parent→ Parent`. Entries typed with ASCII
+    /// arrows (`Child -parent-> Parent`) mean the same and are read as such, instead of never
+    /// matching and only showing up as stale.
+    static func normalized(_ entry: String) -> String {
+        guard entry.contains("->") else { return entry }
+        var words = entry.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        for index in words.indices {
+            let word = words[index]
+            if word.count > 3, word.hasPrefix("-"), word.hasSuffix("->") {
+                words[index] = "—" + word.dropFirst().dropLast(2) + "→"
+            }
+        }
+        return words.joined(separator: " ")
     }
 
     /// Splits `cycles` into new leaks and accepted ones, and lists baseline entries that no

@@ -13,7 +13,10 @@ import LeakGraph
 /// The planted objects are freed again afterwards, whatever the result.
 public enum LeakCheckSelfTest {
     /// Whether a check with `options` fails for a planted two-object cycle.
+    /// False at once when tracking is off, without running a check: a check would use up the
+    /// once-per-process notice that tracking is off, which the run's real checks must show.
     public static func catchesPlantedLeak(options: LeakCheckOptions = LeakCheckOptions()) async -> Bool {
+        guard LeakGraph.isEnabled else { return false }
         // Unretained: a strong handle would make the cycle "held from outside", not leaked. The
         // cycle itself keeps the objects alive until `breakCycle`.
         let (scope, planted) = LeakScope.run { Unmanaged.passUnretained(PlantedNode.plantCycle()) }
@@ -24,6 +27,7 @@ public enum LeakCheckSelfTest {
 
     /// Synchronous form for XCTest.
     public static func catchesPlantedLeakSynchronously(options: LeakCheckOptions = LeakCheckOptions()) -> Bool {
+        guard LeakGraph.isEnabled else { return false }  // see catchesPlantedLeak(options:)
         // Unretained: a strong handle would make the cycle "held from outside", not leaked. The
         // cycle itself keeps the objects alive until `breakCycle`.
         let (scope, planted) = LeakScope.run { Unmanaged.passUnretained(PlantedNode.plantCycle()) }

@@ -34,6 +34,24 @@ struct RenderCommandTests {
         #expect(FileManager.default.contents(atPath: directory + "/picture.pdf")?.prefix(4) == Data("%PDF".utf8))
     }
 
+    @Test("without --format the output's extension chooses the format; a contradicting --format is refused")
+    func outputExtensionChoosesTheFormat() throws {
+        try #require(GraphRenderer.graphviz.isAvailable, "Graphviz is installed")
+        let dot = writeFile(DotExporter.render(Graphs.leakingPair.snapshot), "named.dot", in: directory)
+        let png = try runBinary(["render", dot, "-o", directory + "/named.png"])
+        #expect(png.status == 0)
+        #expect(
+            FileManager.default.contents(atPath: directory + "/named.png")?.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+        let contradicted = try runBinary(["render", dot, "-o", directory + "/other.svg", "--format", "png"])
+        #expect(contradicted.status == 2)
+        #expect(contradicted.errorLines.count == 1)
+        #expect(contradicted.errors.contains("--format png does not match the output's extension .svg"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/other.svg"))
+        let unknown = try runBinary(["render", dot, "-o", directory + "/named.jpg"])
+        #expect(unknown.status == 2)
+        #expect(unknown.errors.contains("cannot tell the image format from .jpg"))
+    }
+
     @Test("an existing output is never replaced without --force")
     func neverOverwritesWithoutForce() throws {
         try #require(GraphRenderer.graphviz.isAvailable, "Graphviz is installed")

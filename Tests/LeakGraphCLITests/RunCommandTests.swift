@@ -36,7 +36,20 @@ struct RunCommandTests {
         let run = try runBinary(["run", "--", fakeProgram(copying: dump)])
         #expect(run.status == 0)
         #expect(run.output.contains("No leaks."))
-        #expect(run.output.contains("/leakgraph-run-"))
+        let folder = try #require(
+            run.output.split(separator: "\n").first { $0.contains("/leakgraph-run-") }?.split(separator: ":").first
+                .map { URL(fileURLWithPath: String($0)).deletingLastPathComponent().path })
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @Test("a program that writes no dump leaves no empty temporary folder behind")
+    func noDumpLeavesNoFolder() throws {
+        let temporary = makeTemporaryDirectory("run-tmp")
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        let quiet = try runBinary(["run", "--", "/bin/true"], environment: environment)
+        #expect(quiet.status == 2)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary).isEmpty)
     }
 
     @Test("a program that writes no dump, or cannot be found: exit 2 and one line")
@@ -56,15 +69,49 @@ struct RunCommandTests {
                 URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cycle-example").path
             })
         try #require(FileManager.default.isExecutableFile(atPath: example), "cycle-example is built")
-        let leak = try runBinary(["run", "--", example])
+        let dumps = directory + "/example-dumps"
+        let leak = try runBinary(["run", "--dump-dir", dumps, "--", example])
         #expect(leak.status == 1)
         #expect(leak.output.contains("cycle-example: made a pair (--leak)"))
         #expect(leak.output.contains("Child —parent→ Parent —child→ Child"))
         #expect(leak.output.contains("allocated at makePair(mode:)"))
-        #expect(try runBinary(["run", "--", example, "--none"]).status == 0)
-        let held = try runBinary(["run", "--format", "json", "--", example, "--hold"])
+        #expect(try runBinary(["run", "--dump-dir", dumps, "--", example, "--none"]).status == 0)
+        let held = try runBinary(["run", "--dump-dir", dumps, "--format", "json", "--", example, "--hold"])
         #expect(held.status == 0)
         #expect(held.output.contains("\"retainedCycles\""))
+    }
+
+    @Test("a program linked with LeakGraph that never makes a tracked object still writes its dump: clean")
+    func programWithoutTrackedObjects() throws {
+        let example = try #require(
+            leakgraphBinary.map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("plain-classes-example")
+                    .path
+            })
+        try #require(FileManager.default.isExecutableFile(atPath: example), "plain-classes-example is built")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_TRACK"] = nil
+        let run = try runBinary(["run", "--dump-dir", directory + "/plain", "--", example], environment: environment)
+        #expect(run.status == 0)
+        #expect(run.output.contains("0 objects, 0 edges"))
+        #expect(run.output.contains("No leaks."))
+    }
+
+    @Test("with tracking off (LEAKGRAPH=off) nothing was checked: said, exit 3, never \"No leaks.\"")
+    func trackingOffIsNotClean() throws {
+        let example = try #require(
+            leakgraphBinary.map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cycle-example").path
+            })
+        try #require(FileManager.default.isExecutableFile(atPath: example), "cycle-example is built")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH"] = "off"
+        environment["LEAKGRAPH_TRACK"] = nil
+        let run = try runBinary(["run", "--dump-dir", directory + "/off", "--", example], environment: environment)
+        #expect(run.status == 3)
+        #expect(run.output.contains("Nothing was checked: tracking was off"))
+        #expect(!run.output.contains("No leaks."))
+        #expect(run.errors.contains("tracking was off in this process"))
     }
 }
 

@@ -239,7 +239,10 @@ struct LeakGraphDumpTests {
         #expect(!read.isComplete)
         #expect(read.types.map(\.type) == ["Leaf", "Parent"])
         #expect(read.types.first?.count == 37 && read.types.last?.leaked == 1)
+        #expect(!read.trackingOff)  // absent: written before the field existed
         #expect(try load(validDump).summary == nil)
+        let off = summary.replacingOccurrences(of: "]},", with: #"],"trackingOff":true},"#)
+        #expect(try load(mutated(#""time":1.5,"#, #""time":1.5,"# + off)).summary?.trackingOff == true)
 
         let wrongContents = summary.replacingOccurrences(of: #""cycles""#, with: #""some""#)
         #expect(

@@ -27,6 +27,29 @@ struct LeakBaselineTests {
         #expect(throws: DumpError.self) { try LeakBaseline(contentsOf: path + ".missing") }
     }
 
+    @Test("a missing baseline says so, naming the working directory for a relative path")
+    func missingFileIsNamed() {
+        do {
+            _ = try LeakBaseline(contentsOf: "no-such-dir/leak-baseline.txt")
+            Issue.record("a missing baseline was read")
+        } catch {
+            #expect(error.description.contains("no such baseline file"))
+            #expect(error.description.contains(FileManager.default.currentDirectoryPath))
+        }
+    }
+
+    @Test("entries typed with ASCII arrows match the signatures they spell")
+    func asciiArrows() throws {
+        let path = NSTemporaryDirectory() + "baseline-\(UUID().uuidString).txt"
+        try "Child -parent-> Parent -child-> Child\nObserver<(Int) -> ()> —sink→ Observer<(Int) -> ()>\n".write(
+            toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(
+            try LeakBaseline(contentsOf: path).signatures == [
+                "Child —parent→ Parent —child→ Child", "Observer<(Int) -> ()> —sink→ Observer<(Int) -> ()>",
+            ])
+    }
+
     @Test("the process-wide check fails on a planted leak and names its signature")
     func processCheck() {
         plantLeak()

@@ -15,7 +15,8 @@ package struct DiffCommand: ToolCommand {
             double border); the page also marks each leak new, grew or still there and lists those that \
             vanished. Output files are never replaced unless --force. \
             Exit status: 0 no new leaks, 1 new leaks (a new signature, or more cycles of one), \
-            2 bad usage or unreadable input.
+            2 bad usage or unreadable input, 3 nothing checked (tracking was off in the process that \
+            wrote the later dump).
             """
     )
 
@@ -32,7 +33,8 @@ package struct DiffCommand: ToolCommand {
     package var format: OutputFormat = .text
 
     /// How many rows per table.
-    @Option(help: "How many types and sites to show (text output).")
+    // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
+    @Option(parsing: .unconditional, help: "How many types and sites to show (text output).")
     package var top: Int = 20
 
     /// Where to write the later dump's picture (dot), new leaks highlighted.
@@ -82,7 +84,13 @@ package struct DiffCommand: ToolCommand {
             try OutputFile.write(picture.page(text: text, renderer: .graphviz, rows: top), to: html, force: force)
             if format == .text { console.write("wrote \(html)\n") }
         }
-        return diff.hasNewLeaks ? .leaksFound : .clean
+        if diff.hasNewLeaks { return .leaksFound }
+        // No new leaks in a dump that checked nothing is no evidence: said, with its own status.
+        if later.dump.summary?.trackingOff == true {
+            console.warn("leakgraph: \(after): nothing was checked: tracking was off in the process that wrote it")
+            return .notChecked
+        }
+        return .clean
     }
 }
 

@@ -27,7 +27,8 @@ package struct HTMLCommand: ToolCommand {
     package var force = false
 
     /// Rows per table and cycles drawn.
-    @Option(help: "How many rows per table, and how many leaked cycle signatures to draw.")
+    // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
+    @Option(parsing: .unconditional, help: "How many rows per table, and how many leaked cycle signatures to draw.")
     package var top: Int = 20
 
     /// Shared options.

@@ -75,7 +75,11 @@ struct HTMLReport {
     private func summaryTable() -> String {
         let cycles = summary.leakedCycles.reduce(0) { $0 + $1.count }
         let verdict =
-            summary.hasLeaks ? "<p class=\"verdict leaked\">Leaks found</p>" : "<p class=\"verdict clean\">No leaks</p>"
+            summary.hasLeaks
+            ? "<p class=\"verdict leaked\">Leaks found</p>"
+            : summary.trackingOff
+                ? "<p class=\"verdict unchecked\">Nothing was checked: tracking was off in the process that wrote this dump</p>"
+                : "<p class=\"verdict clean\">No leaks</p>"
         var rows: [(String, String)] = [
             ("Objects", "\(summary.objectCount)"), ("Edges", "\(summary.edgeCount)"),
             ("Leaked objects", "\(summary.leakedObjectCount)"),
@@ -208,7 +212,7 @@ struct HTMLReport {
         padding:0 1em;color:#222}h1{margin-bottom:0}.file{color:#666;margin-top:.2em}\
         table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ddd;padding:.25em .6em;\
         text-align:left;vertical-align:top}th{background:#f5f5f5}.n{text-align:right}\
-        .verdict{font-weight:bold;font-size:1.2em}.leaked{color:#d62728}.clean{color:#2ca02c}\
+        .verdict{font-weight:bold;font-size:1.2em}.leaked{color:#d62728}.clean{color:#2ca02c}.unchecked{color:#b8860b}\
         ol.verdicts{background:#fff5f5;border:1px solid #f3c2c2;border-radius:6px;padding:.6em 1em .6em 2.4em}\
         ol.verdicts li{margin:.3em 0}ol.verdicts a{color:#8b1a1a;text-decoration:none}.count{color:#666}\
         .verdict-line{font-weight:600}.culprit{color:#7a2e00}\

@@ -8,7 +8,8 @@ import LeakGraphRx
 /// The `leakgraph` command-line tool.
 ///
 /// Exit statuses (a public contract, see ``ExitStatus``): 0 no leaks, 1 leaks found, 2 bad usage
-/// or unreadable input, with one line on stderr naming the file and the problem:
+/// or unreadable input, with one line on stderr naming the file and the problem, 3 nothing
+/// checked (tracking was off in the process that wrote the dump):
 /// ```
 /// $ leakgraph report missing.json
 /// leakgraph: missing.json: no such file
@@ -22,7 +23,8 @@ package struct LeakGraphCommand: AsyncParsableCommand {
         abstract: "Report, render, compare and explore LeakGraph dumps.",
         discussion: """
             Exit status: 0 no leaks, 1 leaks found (report, run; diff when new leaks appear), \
-            2 bad usage or unreadable input.
+            2 bad usage or unreadable input, 3 nothing checked (report, run, diff: tracking was off \
+            in the process that wrote the dump). render and html exit 0 whatever the dump holds.
             """,
         subcommands: [
             ReportCommand.self, RenderCommand.self, DiffCommand.self, HTMLCommand.self, RunCommand.self,

@@ -12,6 +12,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     /// Live objects when the dump was written, when it holds only the cycles and what they hold
     /// (nil when it holds every live object, or does not say).
     package var liveObjectCount: Int? = nil
+    /// Tracking was off in the process that wrote the dump: nothing was checked.
+    package var trackingOff = false
     /// Objects the dump marks as leaked (members of leaked cycles and what only they hold).
     package var leakedObjectCount: Int
     /// Leaked cycles grouped by signature, most frequent first.

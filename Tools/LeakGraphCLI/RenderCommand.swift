@@ -13,7 +13,8 @@ package struct RenderCommand: ToolCommand {
         abstract: "Draw a dump or a dot file as SVG, PNG or PDF with Graphviz.",
         discussion: """
             The output defaults to the input with the format's extension (dump.json → dump.svg) and \
-            is never replaced unless --force. Exit status: 0 written, 2 bad usage, unreadable input, \
+            is never replaced unless --force. Without --format, the output's extension chooses the \
+            format (-o leak.png writes PNG); a --format that contradicts it is refused. Exit status: 0 written, 2 bad usage, unreadable input, \
             or Graphviz missing or failing.
             """
     )
@@ -32,9 +33,9 @@ package struct RenderCommand: ToolCommand {
     @Argument(help: "A LeakGraph JSON dump, or a dot file (.dot, .gv).")
     package var input: String
 
-    /// The image format.
-    @Option(help: "Output format: svg, png or pdf.")
-    package var format: Format = .svg
+    /// The image format (nil: the output's extension, else SVG).
+    @Option(help: "Output format: svg, png or pdf (default: the output's extension, else svg).")
+    package var format: Format?
 
     /// Where to write.
     @Option(
@@ -50,7 +51,8 @@ package struct RenderCommand: ToolCommand {
     package var all = false
 
     /// The most objects drawn.
-    @Option(help: "The most objects drawn (JSON input); dot lays out about 1,000 in seconds.")
+    // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
+    @Option(parsing: .unconditional, help: "The most objects drawn (JSON input); dot lays out about 1,000 in seconds.")
     package var maxNodes: Int = 500
 
     /// Shared options.
@@ -62,11 +64,31 @@ package struct RenderCommand: ToolCommand {
     /// Validates the options.
     package func validate() throws {
         guard maxNodes > 0 else { throw ValidationError("--max-nodes must be at least 1") }
+        _ = try resolvedFormat()
+    }
+
+    /// The format to write: `--format`, else the output's extension, else SVG. An output named
+    /// for another format is refused rather than written as what its name says it is not.
+    package func resolvedFormat() throws(ValidationError) -> Format {
+        let named = output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap { Format(rawValue: $0) }
+        switch (format, named) {
+        case (let asked?, let named?) where asked != named:
+            throw ValidationError(
+                "--format \(asked.rawValue) does not match the output's extension .\(named.rawValue); "
+                    + "name the file .\(asked.rawValue) or drop --format")
+        case (let asked?, _): return asked
+        case (nil, let named?): return named
+        case (nil, nil):
+            if let output, case let ext = URL(fileURLWithPath: output).pathExtension, !ext.isEmpty {
+                throw ValidationError("cannot tell the image format from .\(ext): use .svg, .png or .pdf, or --format")
+            }
+            return .svg
+        }
     }
 
     func perform(console: Console) async throws -> ExitStatus {
         let written = try Self.render(
-            input: input, format: format, output: output, force: force, all: all, maxNodes: maxNodes,
+            input: input, format: resolvedFormat(), output: output, force: force, all: all, maxNodes: maxNodes,
             loader: options.loader(console: console), renderer: .graphviz)
         console.write("wrote \(written)\n")
         return .clean

@@ -82,6 +82,7 @@ package enum ReportBuilder {
             unknownOwners: loaded.analysis.unknownOwners.map { entry($0.object, unexplained: $0.unexplained) },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
+        summary.trackingOff = dump.summary?.trackingOff ?? false
         summary.canNeverFinish = loaded.analysis.canNeverFinish.map { entry($0) }
         summary.neverFinished = loaded.analysis.neverFinished.map { entry($0) }
         return summary

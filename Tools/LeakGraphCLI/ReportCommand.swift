@@ -4,13 +4,17 @@ import LeakGraph
 
 /// `leakgraph report <dump.json>`: what leaked, what is held, and where it was allocated.
 ///
-/// Exit status 1 when the dump has leaks, 0 when not, 2 when it cannot be read.
+/// Exit status 1 when the dump has leaks, 0 when not, 2 when it cannot be read, 3 when tracking
+/// was off in the process that wrote it (nothing was checked).
 package struct ReportCommand: ToolCommand {
     /// The command's name and help.
     package static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Report leaked and retained cycles, unknown owners, top types and allocation sites.",
-        discussion: "Exit status: 0 no leaks, 1 leaks found, 2 bad usage or unreadable input."
+        discussion: """
+            Exit status: 0 no leaks, 1 leaks found, 2 bad usage or unreadable input, \
+            3 nothing checked (tracking was off in the process that wrote the dump).
+            """
     )
 
     /// The dump.
@@ -22,7 +26,8 @@ package struct ReportCommand: ToolCommand {
     package var format: OutputFormat = .text
 
     /// How many entries per list.
-    @Option(help: "How many types, sites and entries per list to show.")
+    // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
+    @Option(parsing: .unconditional, help: "How many types, sites and entries per list to show.")
     package var top: Int = 10
 
     /// List the top owners.
@@ -49,8 +54,8 @@ package struct ReportCommand: ToolCommand {
 
     /// Reads the dump at `path` and renders its report; the same code path as the command.
     ///
-    /// - Returns: The report text and the exit status (``ExitStatus/leaksFound`` or
-    ///   ``ExitStatus/clean``).
+    /// - Returns: The report text and the exit status (``ExitStatus/leaksFound``,
+    ///   ``ExitStatus/clean``, or ``ExitStatus/notChecked`` when tracking was off).
     /// - Throws: ``ToolError`` when the dump cannot be read.
     package static func run(
         path: String, format: OutputFormat = .text, top: Int = 10, owners: Bool = false,
@@ -65,7 +70,7 @@ package struct ReportCommand: ToolCommand {
         case .json: output = JSONOutput.encode(summary)
         }
         OffThreadRelease.release(consume loaded)
-        return (output, summary.hasLeaks ? .leaksFound : .clean)
+        return (output, summary.hasLeaks ? .leaksFound : summary.trackingOff ? .notChecked : .clean)
     }
 }
 

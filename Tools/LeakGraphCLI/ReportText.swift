@@ -28,6 +28,9 @@ package enum ReportText {
             out += "LEAKED: \(cycleCount) cycle\(plural(cycleCount)) (\(summary.leakedCycles.count) signature"
             out += "\(plural(summary.leakedCycles.count))), \(summary.leakedObjectCount) object"
             out += "\(plural(summary.leakedObjectCount))\n"
+        } else if summary.trackingOff {
+            out += "Nothing was checked: tracking was off in the process that wrote this dump "
+            out += "(LEAKGRAPH=off, LeakGraph.isEnabled = false or the LeakGraphDisabled trait).\n"
         } else {
             out += "No leaks.\n"
         }

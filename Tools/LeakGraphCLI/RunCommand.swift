@@ -29,7 +29,8 @@ package struct RunCommand: ToolCommand {
     package var format: OutputFormat = .text
 
     /// How many entries per list.
-    @Option(help: "How many types, sites and entries per list to show.")
+    // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
+    @Option(parsing: .unconditional, help: "How many types, sites and entries per list to show.")
     package var top: Int = 10
 
     /// Shared options.
@@ -57,7 +58,15 @@ package struct RunCommand: ToolCommand {
 
     func perform(console: Console) async throws -> ExitStatus {
         let directory = try dumpDir ?? Self.makeTemporaryDirectory()
-        let dumpPath = try Self.runProgram(program, dumpDirectory: directory, console: console)
+        let dumpPath: String
+        do {
+            dumpPath = try Self.runProgram(program, dumpDirectory: directory, console: console)
+        } catch {
+            // A temporary folder the program wrote nothing into is not left behind (rmdir only
+            // removes it empty); a folder the user named is theirs.
+            if dumpDir == nil { rmdir(directory) }
+            throw error
+        }
         let result = try ReportCommand.run(
             path: dumpPath, format: format, top: top, loader: options.loader(console: console))
         console.write(result.output)

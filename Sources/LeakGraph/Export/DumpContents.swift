@@ -37,6 +37,10 @@ package struct DumpSummary {
     var writtenEdges: Int
     /// Every type with its live and leaked counts, most live first, then by name.
     var types: [(type: String, count: Int, leaked: Int)]
+    /// Tracking was off when the dump was written (`LEAKGRAPH=off`, `LeakGraph.isEnabled = false`,
+    /// or the `LeakGraphDisabled` trait): an empty dump then means nothing was checked, not
+    /// that nothing leaked, and readers must say so.
+    var trackingOff = !LeakGraph.isEnabled
 
     package init(
         _ snapshot: GraphSnapshot, report: LeakReport, contents: DumpContents, writtenObjects: Int, writtenEdges: Int

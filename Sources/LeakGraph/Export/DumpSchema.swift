@@ -17,7 +17,7 @@ package enum DumpSchema {
 
     /// The fields of the top-level `summary` (what was alive, what was written).
     package enum Summary: String, DumpField {
-        case contents, liveObjects, liveEdges, writtenObjects, writtenEdges, types
+        case contents, liveObjects, liveEdges, writtenObjects, writtenEdges, types, trackingOff
     }
 
     /// The fields of an entry of the summary's `types`.

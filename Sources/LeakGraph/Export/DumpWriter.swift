@@ -74,10 +74,12 @@ extension LeakGraph {
 
     /// Writes a dump into `directory` when the process exits normally (`exit` or returning from
     /// `main`), with a summary on stderr. The same happens when the environment variable
-    /// `LEAKGRAPH_DUMP_DIR` is set. Failures print one line on stderr and never change the exit
-    /// status. Calling it again changes the directory; the dump is written once.
+    /// `LEAKGRAPH_DUMP_DIR` is set, and then the variable's directory wins over `directory` (so
+    /// `leakgraph run` finds the dump where it asked for it). Failures print one line on stderr
+    /// and never change the exit status. Calling it again changes the directory; the dump is
+    /// written once.
     public static func dumpAtExit(to directory: String) {
-        DumpAtExit.arm(directory: directory)
+        DumpAtExit.arm(directory: DumpAtExit.environmentDirectory ?? directory)
     }
 }
 
@@ -106,6 +108,12 @@ enum DumpAtExit {
         if let path = environment["LEAKGRAPH_DUMP_DIR"], !path.isEmpty { arm(directory: path) }
     }
 
+    /// `LEAKGRAPH_DUMP_DIR`, when set and not empty.
+    static var environmentDirectory: String? {
+        guard let value = getenv("LEAKGRAPH_DUMP_DIR"), value.pointee != 0 else { return nil }
+        return String(cString: value)
+    }
+
     static func run() {
         guard ran.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged,
             let path = directory.withLock({ $0 })
@@ -117,10 +125,20 @@ enum DumpAtExit {
             // Counted, not filtered: `leakedCycles` would copy half a million cycles to count them.
             let leakedCount = report.cycles.reduce(0) { $0 + ($1.leaked ? 1 : 0) }
             let retainedCount = report.cycles.count - leakedCount
+            if summary.trackingOff {
+                // Said first and plainly: an empty dump from a process that tracked nothing is
+                // no evidence of no leaks.
+                warn(
+                    "tracking was off in this process (LEAKGRAPH=off, LeakGraph.isEnabled = false or the "
+                        + "LeakGraphDisabled trait): nothing was checked; wrote \(files.json), \(files.dot)")
+                return
+            }
+            // The graph's count, the one `leakgraph report` shows; whole-process tracking records
+            // more (LeakGraph's own objects and those no snapshot walks).
             let live =
                 ProcessTracking.isActive
-                ? "\(lg_process_record_count()) live object(s) recorded process-wide"
-                : "\(LeakGraph.liveObjectCount) live tracked object(s)"
+                ? "\(summary.liveObjects) live object(s) (\(lg_process_record_count()) recorded process-wide)"
+                : "\(summary.liveObjects) live tracked object(s)"
             let written =
                 summary.contents == .full
                 ? "every object"
@@ -137,5 +155,16 @@ enum DumpAtExit {
 /// The atexit handler: a plain global function (a closure from `main.swift` would be main-actor
 /// isolated and crash when `exit` runs on another thread).
 private func leakGraphDumpAtExit() {
+    DumpAtExit.run()
+}
+
+/// Called at exit by the handler CLeakGraphSupport registers before `main` when
+/// `LEAKGRAPH_DUMP_DIR` is set (`support.c`): a program that never made a tracked object still
+/// writes its dump (an empty one is an answer; no dump looked like LeakGraph was not linked in).
+/// Nothing Swift runs before `main` for it. When the registry did start, its own handler ran
+/// first (handlers run in reverse order) and this one finds the dump written.
+@_cdecl("lg_swift_dump_at_exit_from_environment")
+func dumpAtExitFromEnvironment() {
+    if let directory = DumpAtExit.environmentDirectory { DumpAtExit.arm(directory: directory) }
     DumpAtExit.run()
 }

@@ -6,7 +6,7 @@ import Foundation
 /// ```
 /// {"format": "leakgraph", "version": 1, "pid": Int, "time": Double,
 ///  "summary": {"contents", "liveObjects", "liveEdges", "writtenObjects", "writtenEdges",
-///              "types": [{"type", "count", "leaked"}]}   (dumps written by `writeDump` and at exit)
+///              "types": [{"type", "count", "leaked"}], "trackingOff"}   (dumps written by `writeDump` and at exit)
 ///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide",
 ///               "keepsAlive"}],
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
@@ -110,6 +110,7 @@ public enum JSONExporter {
                             }
                         }
                     }
+                case .trackingOff: out.bool(summary.trackingOff)
                 }
             }
         }

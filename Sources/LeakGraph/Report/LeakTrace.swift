@@ -115,6 +115,9 @@ public enum LeakTrace {
         var byType: [String: Int] = [:]
         for id in victims { byType[baseName(snapshot.object(id)?.type ?? "?"), default: 0] += 1 }
         let types = byType.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.prefix(5).map { "\($0.key) ×\($0.value)" }
+        // Alone, the owner keeps only itself alive (a one-object cycle): "keeps 0 object(s)
+        // alive" read as if it were harmless.
+        guard !victims.isEmpty else { return "\(name(owner, snapshot)) keeps only itself alive" }
         var text = "\(name(owner, snapshot)) keeps \(victims.count) object(s) alive"
         if !types.isEmpty { text += ": " + types.joined(separator: ", ") + (byType.count > 5 ? ", …" : "") }
         return text

@@ -148,10 +148,41 @@ public enum Symbolicator {
     /// Appended to the names of closures inside LeakGraph's own modules.
     public static let ownClosureMarker = "[LeakGraph]"
 
+    /// `path` as reports show it, the same whatever the working directory: relative to its
+    /// package's root (the nearest folder above it with a `Package.swift`), prefixed with the
+    /// package's folder name for a dependency checked out by SwiftPM or Xcode
+    /// (`OpenCombine/Sources/OpenCombine/Map.swift`); the whole path when no package holds it.
+    /// (It was relative to the working directory: the same dump taken from two folders showed
+    /// different allocation sites, and `leakgraph diff` reported growth that did not happen.)
     static func shortPath(_ path: String) -> String {
-        let current = FileManager.default.currentDirectoryPath + "/"
-        if path.hasPrefix(current) { return String(path.dropFirst(current.count)) }
-        return path
+        guard path.hasPrefix("/") else { return path }
+        if let checkouts = path.range(of: "/checkouts/", options: .backwards) {
+            return String(path[checkouts.upperBound...])
+        }
+        guard let root = packageRoot(containing: path) else { return path }
+        return String(path.dropFirst(root.count + 1))
+    }
+
+    /// Package roots by source folder (nil: none above it), looked up once per folder.
+    private static let packageRoots = Locked<[String: String?]>([:])
+
+    private static func packageRoot(containing path: String) -> String? {
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let folder = String(path[..<slash])
+        if let known = packageRoots.withLock({ $0[folder] }) { return known }
+        // Filesystem checks outside the lock; a race only repeats them.
+        var candidate = Substring(folder)
+        var root: String? = nil
+        while !candidate.isEmpty {
+            if FileManager.default.fileExists(atPath: candidate + "/Package.swift") {
+                root = String(candidate)
+                break
+            }
+            guard let up = candidate.lastIndex(of: "/") else { break }
+            candidate = candidate[..<up]
+        }
+        packageRoots.withLock { $0[folder] = .some(root) }
+        return root
     }
 
     private static let ownModulePrefixes = [

@@ -131,13 +131,19 @@ struct DumpAtExitTests {
         #expect(rounds[2][2] <= 2, "only the example's own pair may be alive")
     }
 
-    @Test("LEAKGRAPH=off tracks nothing")
+    @Test("LEAKGRAPH=off tracks nothing, and the exit line and the dump say that nothing was checked")
     func trackingOff() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let result = try run([], dumpDirectory: directory, environment: ["LEAKGRAPH": "off"])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("0 live tracked object(s)"))
+        #expect(result.stderr.contains("tracking was off in this process"))
+        #expect(result.stderr.contains("nothing was checked"))
+        let file = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: directory).first { $0.hasSuffix(".json") })
+        let dump = try LeakGraphDump(contentsOf: directory + "/" + file)
+        #expect(dump.summary?.trackingOff == true)
+        #expect(dump.snapshot.objects.isEmpty)
     }
 
     @Test("an unwritable dump folder gives one line on stderr and keeps the exit status")

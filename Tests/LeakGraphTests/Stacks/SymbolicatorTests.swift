@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import LeakGraph
@@ -21,5 +22,23 @@ struct SymbolicatorTests {
             Symbolicator.isDependencyFile(
                 "/Users/me/Library/Developer/Xcode/DerivedData/App/SourcePackages/checkouts/RxSwift/Map.swift"))
         #expect(!Symbolicator.isDependencyFile("/work/app/Sources/App/ViewModel.swift"))
+    }
+
+    @Test("source paths are shown relative to their package, whatever the working directory")
+    func pathsDoNotDependOnTheWorkingDirectory() throws {
+        let package = NSTemporaryDirectory() + "/symbolicator-\(getpid())/Consumer"
+        try FileManager.default.createDirectory(atPath: package + "/Sources/App", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: package) }
+        #expect(FileManager.default.createFile(atPath: package + "/Package.swift", contents: Data()))
+        let file = package + "/Sources/App/Model.swift"
+        // The package is not the working directory (the tests run in this repository's root);
+        // relative to the working directory, the path would have stayed absolute. (The working
+        // directory is not changed here: tests running in parallel use it.)
+        #expect(!package.hasPrefix(FileManager.default.currentDirectoryPath + "/"))
+        #expect(Symbolicator.shortPath(file) == "Sources/App/Model.swift")
+        #expect(
+            Symbolicator.shortPath("/work/app/.build/checkouts/OpenCombine/Sources/OpenCombine/Map.swift")
+                == "OpenCombine/Sources/OpenCombine/Map.swift")
+        #expect(Symbolicator.shortPath("/no/package/here/file.swift") == "/no/package/here/file.swift")
     }
 }
