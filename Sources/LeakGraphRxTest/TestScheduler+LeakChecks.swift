@@ -18,7 +18,7 @@ extension TestScheduler {
         guard hasStartRun else {
             return XCTFail("TestScheduler.assertNoLeaks: no start(…) run to check", file: file, line: line)
         }
-        let outcome = leakCheck(options: options)
+        let outcome = leakCheck(options: options, name: Self.checkName(file: "\(file)", line: Int(line)))
         for note in outcome.notes {
             FileHandle.standardError.write(Data("leakgraph: warning: \(note)\n".utf8))
         }
@@ -44,13 +44,22 @@ extension TestScheduler {
             Issue.record("TestScheduler.expectNoLeaks: no start(…) run to check", sourceLocation: sourceLocation)
             return
         }
-        let outcome = leakCheck(options: options)
+        let outcome = leakCheck(
+            options: options, name: Self.checkName(file: sourceLocation.fileID, line: sourceLocation.line))
         for note in outcome.notes {
             FileHandle.standardError.write(Data("leakgraph: warning: \(note)\n".utf8))
         }
         if let findings = outcome.findings {
             Issue.record(Comment(rawValue: findings.message), sourceLocation: sourceLocation)
         }
+    }
+}
+
+extension TestScheduler {
+    /// `TestScheduler.start.MapTests.swift-42`: a check's artifacts are named after the line that
+    /// asked for it, so two failing tests never write (and point to) the same files.
+    static func checkName(file: String, line: Int) -> String {
+        "TestScheduler.start.\(file.split(separator: "/").last.map(String.init) ?? file)-\(line)"
     }
 }
 

@@ -120,6 +120,11 @@ public class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConvert
     ///
     /// A check before any `start` run cannot check anything and says so in the outcome's notes.
     public func leakCheck(options: LeakCheckOptions = LeakCheckOptions()) -> LeakCheckOutcome {
+        leakCheck(options: options, name: "TestScheduler.start")
+    }
+
+    /// ``leakCheck(options:)`` with the artifacts (`<name>.dot`, `.svg`, `.html`) named `name`.
+    func leakCheck(options: LeakCheckOptions, name: String) -> LeakCheckOutcome {
         guard let lastRun else {
             return LeakCheckOutcome(
                 findings: nil,
@@ -127,6 +132,6 @@ public class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeConvert
                     "TestScheduler leak check: no start(…) run to check (the check covers what a start run created)"
                 ])
         }
-        return LeakCheck.runSynchronously(scope: lastRun, name: "TestScheduler.start", options: options)
+        return LeakCheck.runSynchronously(scope: lastRun, name: name, options: options)
     }
 }

@@ -231,7 +231,11 @@ public enum LeakCheck {
             }.joined(separator: "\n")
         }
         message += trace
-        var artifacts = writeArtifacts(snapshot: snapshot, report: report, objects: ids, name: name, options: options)
+        var (artifacts, unwritten) =
+            options.writesArtifacts
+            ? writeArtifacts(snapshot: snapshot, report: report, objects: ids, name: name, options: options)
+            : ([], nil)
+        if let unwritten { message += "\nGraph not written: \(unwritten)" }
         if let dot = artifacts.first {
             message += "\nGraph: \(dot)" + (artifacts.count > 1 ? " (picture: \(artifacts[1]))" : "")
             if let page = writePage(message: message, picture: artifacts.count > 1 ? artifacts[1] : nil, dot: dot) {
@@ -285,9 +289,11 @@ public enum LeakCheck {
 
     /// Writes `<artifacts>/<name>.dot` (and `.svg`) with the region's objects and one hop of
     /// context. These files belong to LeakGraph, so a rerun replaces them.
+    /// - Returns: The files written, and why none were when the folder cannot be written (said in
+    ///   the failure message: the `Graph:` line and the attachments must not just vanish).
     private static func writeArtifacts(
         snapshot: GraphSnapshot, report: LeakReport, objects: Set<UInt64>, name: String, options: LeakCheckOptions
-    ) -> [String] {
+    ) -> (files: [String], unwritten: String?) {
         var included = objects
         for edge in snapshot.edges where objects.contains(edge.from) || objects.contains(edge.to) {
             included.insert(edge.from)
@@ -306,13 +312,13 @@ public enum LeakCheck {
             try SafeFileWriter.createDirectory(options.artifactsDirectory)
             try SafeFileWriter.write(dot, to: stem + ".dot", replace: true)
         } catch {
-            return []
+            return ([], "\(error) (LEAKGRAPH_ARTIFACTS_DIR or LeakCheckOptions.artifactsDirectory)")
         }
         var files = [stem + ".dot"]
         if Graphviz.dotExecutable != nil, (try? Graphviz.render(dotFile: stem + ".dot", to: stem + ".svg")) != nil {
             files.append(stem + ".svg")
         }
-        return files
+        return (files, nil)
     }
 
     static func fileName(_ name: String) -> String {

@@ -20,6 +20,9 @@ public struct LeakCheckOptions: Sendable, Hashable {
     /// objects are reported as a warning when they leak, never ignored. Turn it on in
     /// `.serialized` suites that allocate on queues.
     public var includesUnscopedObjects: Bool
+    /// Whether a failing check writes its dot / SVG / HTML files. Off for the self-test, whose
+    /// planted leak is the expected outcome, not something to look at.
+    var writesArtifacts = true
 
     /// The same as ``includesUnscopedObjects``, spelled as the trait's parameter.
     public var includingUnscopedObjects: Bool {

@@ -144,3 +144,24 @@ struct UnscopedObjectsTests {
         print("self-test: \(await LeakCheckSelfTest.catchesPlantedLeak())")
     }
 }
+
+@Suite("Leak check artifacts")
+struct LeakCheckArtifactsTests {
+    @Test("an artifacts folder that cannot be written is said in the failure, not silently dropped")
+    func unwritableArtifactsFolderIsSaid() async throws {
+        let (scope, _) = LeakScope.run { plantLeak() }
+        let options = LeakCheckOptions(gracePeriod: .zero, artifactsDirectory: "/dev/null/cannot-be-a-folder")
+        let findings = try #require(await LeakCheck.run(scope: scope, name: "unwritable", options: options).findings)
+        #expect(findings.artifacts.isEmpty)
+        #expect(findings.message.contains("Graph not written: cannot write /dev/null/cannot-be-a-folder"))
+        #expect(!findings.message.contains("\nGraph: "))
+    }
+
+    @Test("the self-test writes no files for its planted leak")
+    func selfTestWritesNothing() async throws {
+        let folder = NSTemporaryDirectory() + "/selftest-artifacts-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(await LeakCheckSelfTest.catchesPlantedLeak(options: LeakCheckOptions(artifactsDirectory: folder)))
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+}
