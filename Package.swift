@@ -9,7 +9,8 @@ import PackageDescription
 // package used as a versioned dependency carry these flags.
 // To build LeakGraph itself unoptimised (to step through it in a debugger), set
 // LEAKGRAPH_UNOPTIMIZED_DEBUG=1 in the environment of `swift build` / `swift test`.
-let optimizeInDebug = Context.environment["LEAKGRAPH_UNOPTIMIZED_DEBUG"].map { $0.isEmpty || $0 == "0" } ?? true
+let optimizeInDebug = !["1", "true", "yes"].contains(
+    Context.environment["LEAKGRAPH_UNOPTIMIZED_DEBUG"]?.lowercased() ?? "")
 let optimizedSwift: [SwiftSetting] = optimizeInDebug ? [.unsafeFlags(["-O"], .when(configuration: .debug))] : []
 let optimizedC: [CSetting] = optimizeInDebug ? [.unsafeFlags(["-O2"], .when(configuration: .debug))] : []
 

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 _Atomic uint64_t lg_object_ids = 1;
@@ -673,7 +674,11 @@ extern void lg_swift_process_tracking_started(void) __attribute__((weak));
 __attribute__((constructor)) static void lg_process_tracking_from_environment(void) {
     const char *value = getenv("LEAKGRAPH_TRACK");
     if (value == NULL || value[0] == 0) return;
-    if (strcmp(value, "all") != 0) {
+    // Spelled off: quietly nothing (as LEAKGRAPH=off is read), whatever the case.
+    if (strcasecmp(value, "off") == 0 || strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0
+        || strcasecmp(value, "no") == 0 || strcasecmp(value, "none") == 0)
+        return;
+    if (strcasecmp(value, "all") != 0) {
         // Said, never silent: the variable was meant to turn something on.
         fprintf(stderr, "leakgraph: LEAKGRAPH_TRACK=%s ignored: its only value is `all` (record every Swift object)\n",
                 value);

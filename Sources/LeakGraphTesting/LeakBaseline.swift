@@ -21,14 +21,17 @@ public struct LeakBaseline: Sendable, Hashable {
     ///
     /// - Throws: ``DumpError`` naming the file when it cannot be read.
     public init(contentsOf path: String) throws(DumpError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            guard errno == ENOENT || errno == ENOTDIR else {
+                throw DumpError(path: path, problem: "baseline cannot be read (\(String(cString: strerror(errno))))")
+            }
             let relative =
                 path.hasPrefix("/")
                 ? "" : " (relative to the working directory, \(FileManager.default.currentDirectoryPath))"
             throw DumpError(path: path, problem: "no such baseline file\(relative)")
         }
-        guard !isDirectory.boolValue else {
+        guard status.st_mode & S_IFMT != S_IFDIR else {
             throw DumpError(path: path, problem: "is a directory, not a baseline file")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
@@ -44,18 +47,14 @@ public struct LeakBaseline: Sendable, Hashable {
     }
 
     /// An entry as signatures are written: `Child —parent→ Parent`. Entries typed with ASCII
-    /// arrows (`Child -parent-> Parent`) mean the same and are read as such, instead of never
-    /// matching and only showing up as stale.
+    /// arrows (`Child -parent-> Parent`, `A -captured self-> B`) mean the same and are read as
+    /// such, instead of never matching and only showing up as stale. A function type's arrow in
+    /// a type name (`Observer<(Int) -> ()>`) is left alone: an edge's arrow starts with ` -`
+    /// followed by its label, never by `>` or a space.
     static func normalized(_ entry: String) -> String {
         guard entry.contains("->") else { return entry }
-        var words = entry.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-        for index in words.indices {
-            let word = words[index]
-            if word.count > 3, word.hasPrefix("-"), word.hasSuffix("->") {
-                words[index] = "—" + word.dropFirst().dropLast(2) + "→"
-            }
-        }
-        return words.joined(separator: " ")
+        return entry.replacingOccurrences(
+            of: #" -([^ >][^>]*?)-> "#, with: " —$1→ ", options: .regularExpression)
     }
 
     /// Splits `cycles` into new leaks and accepted ones, and lists baseline entries that no

@@ -24,7 +24,13 @@ public struct SourceLine: Sendable, Hashable {
     /// The line.
     public var line: Int
 
-    /// Parses the end of a symbolicated frame: `function at path/File.swift:12`.
+    init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    /// Parses the end of a symbolicated frame: `function at path/File.swift:12` (for stacks
+    /// without addresses; a relative path is taken from the working directory).
     init?(frame: String) {
         let parts = frame.split(separator: " at ", omittingEmptySubsequences: false)
         guard parts.count >= 2, let location = parts.last, let colon = location.lastIndex(of: ":"),
@@ -251,8 +257,17 @@ public enum LeakCheck {
     /// (XCTest): the first allocation site among the objects in a test file, else in user code.
     static func userLocation(of objects: [ObjectInfo], in snapshot: GraphSnapshot) -> SourceLine? {
         // From each stack's first user frame outwards: frames inside initialisers only repeat the type.
-        let candidates = objects.compactMap { snapshot.stack($0.stack) }.flatMap { stack in
-            stack.frames.dropFirst(stack.userFrame ?? stack.frames.count).compactMap(SourceLine.init(frame:))
+        let candidates = objects.compactMap { snapshot.stack($0.stack) }.flatMap { stack -> [SourceLine] in
+            guard stack.addresses.count == stack.frames.count, !stack.addresses.isEmpty else {
+                return stack.frames.dropFirst(stack.userFrame ?? stack.frames.count).compactMap(SourceLine.init(frame:))
+            }
+            // The symbolizer's absolute paths: the frames' text shows paths relative to their
+            // package, which the working directory (Xcode's, `--package-path`) need not be.
+            let start = stack.userFrame ?? stack.addresses.count
+            return Symbolicator.frames(for: Array(stack.addresses[start...])).compactMap { frame in
+                guard let file = frame.file, file.hasPrefix("/"), let line = frame.line, line > 0 else { return nil }
+                return SourceLine(file: file, line: line)
+            }
         }
         return candidates.first { $0.file.contains("/Tests/") } ?? candidates.first
     }

@@ -41,12 +41,14 @@ struct LeakBaselineTests {
     @Test("entries typed with ASCII arrows match the signatures they spell")
     func asciiArrows() throws {
         let path = NSTemporaryDirectory() + "baseline-\(UUID().uuidString).txt"
-        try "Child -parent-> Parent -child-> Child\nObserver<(Int) -> ()> —sink→ Observer<(Int) -> ()>\n".write(
-            toFile: path, atomically: true, encoding: .utf8)
+        try
+            "Child -parent-> Parent -child-> Child\nObserver<(Int) -> ()> -sink-> Observer<(Int) -> ()>\nNode -captured self-> Node\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         #expect(
             try LeakBaseline(contentsOf: path).signatures == [
                 "Child —parent→ Parent —child→ Child", "Observer<(Int) -> ()> —sink→ Observer<(Int) -> ()>",
+                "Node —captured self→ Node",
             ])
     }
 

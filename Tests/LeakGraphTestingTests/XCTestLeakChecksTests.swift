@@ -1,3 +1,4 @@
+import Foundation
 import LeakGraph
 import LeakGraphTesting
 import XCTest
@@ -14,7 +15,11 @@ final class XCTestLeakChecksTests: XCTestCase {
         XCTAssertTrue(
             probe.recorded.first?.contains("Screen —presenter→ Presenter") ?? false, probe.recorded.first ?? "")
         // Reported at the user's line that made the leak, not inside LeakGraph.
-        XCTAssertEqual(probe.locations.first??.file.hasSuffix("Tests/LeakGraphTestingTests/Fixtures.swift"), true)
+        // Absolute, whatever the working directory: XCTest records the failure in that file.
+        let fixtures = URL(fileURLWithPath: "\(#filePath)").deletingLastPathComponent().appendingPathComponent(
+            "Fixtures.swift"
+        ).path
+        XCTAssertEqual(probe.locations.first??.file, fixtures)
         XCTAssertEqual(probe.locations.first??.line, 16)
     }
 

@@ -70,7 +70,15 @@ package struct DiffCommand: ToolCommand {
         let loader = options.loader(console: console)
         let later = try loader.load(after)
         let diff = DumpDiff(before: DumpTallies(try loader.load(before)), after: DumpTallies(later))
-        let text = diff.text(before: before, after: after, limit: top)
+        var text = diff.text(before: before, after: after, limit: top)
+        // A later dump that checked nothing makes every earlier leak look fixed: said first, in
+        // the text itself and on stderr, and the exit status is not "clean".
+        let unchecked = later.dump.summary?.trackingOff == true
+        if unchecked {
+            let line = "\(after): nothing was checked: tracking was off in the process that wrote it"
+            console.warn("leakgraph: " + line)
+            text = "Warning: " + line + "; leaks below marked fixed or gone are not evidence.\n\n" + text
+        }
         switch format {
         case .text: console.write(text)
         case .json: console.write(JSONOutput.encode(diff))
@@ -85,12 +93,7 @@ package struct DiffCommand: ToolCommand {
             if format == .text { console.write("wrote \(html)\n") }
         }
         if diff.hasNewLeaks { return .leaksFound }
-        // No new leaks in a dump that checked nothing is no evidence: said, with its own status.
-        if later.dump.summary?.trackingOff == true {
-            console.warn("leakgraph: \(after): nothing was checked: tracking was off in the process that wrote it")
-            return .notChecked
-        }
-        return .clean
+        return unchecked ? .notChecked : .clean
     }
 }
 

@@ -30,7 +30,7 @@ package enum ReportText {
             out += "\(plural(summary.leakedObjectCount))\n"
         } else if summary.trackingOff {
             out += "Nothing was checked: tracking was off in the process that wrote this dump "
-            out += "(LEAKGRAPH=off, LeakGraph.isEnabled = false or the LeakGraphDisabled trait).\n"
+            out += "(LEAKGRAPH=off or the LeakGraphDisabled trait).\n"
         } else {
             out += "No leaks.\n"
         }

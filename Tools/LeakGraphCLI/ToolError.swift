@@ -47,7 +47,7 @@ package enum ExitStatus: Int32, Sendable {
     /// Bad usage or unreadable input; one line on stderr says which file and what is wrong.
     case badInput = 2
     /// Nothing was checked: tracking was off in the process that wrote the dump
-    /// (`LEAKGRAPH=off`, `LeakGraph.isEnabled = false`, the `LeakGraphDisabled` trait), so an
+    /// (`LEAKGRAPH=off`, the `LeakGraphDisabled` trait: never on in that process), so an
     /// empty dump is no evidence of no leaks (`report`, `run`, and `diff` for the later dump).
     case notChecked = 3
 }

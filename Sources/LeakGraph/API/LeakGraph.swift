@@ -102,6 +102,7 @@ public enum LeakGraph {
         get { Configuration.shared.enabled.load(ordering: .relaxed) }
         set {
             #if !LEAKGRAPH_DISABLED
+                if newValue { Configuration.shared.everEnabled.store(true, ordering: .relaxed) }
                 Configuration.shared.enabled.store(newValue, ordering: .relaxed)
             #endif
         }

@@ -37,10 +37,11 @@ package struct DumpSummary {
     var writtenEdges: Int
     /// Every type with its live and leaked counts, most live first, then by name.
     var types: [(type: String, count: Int, leaked: Int)]
-    /// Tracking was off when the dump was written (`LEAKGRAPH=off`, `LeakGraph.isEnabled = false`,
-    /// or the `LeakGraphDisabled` trait): an empty dump then means nothing was checked, not
-    /// that nothing leaked, and readers must say so.
-    var trackingOff = !LeakGraph.isEnabled
+    /// Tracking was never on in the process (`LEAKGRAPH=off` and never `LeakGraph.isEnabled =
+    /// true`, or the `LeakGraphDisabled` trait): an empty dump then means nothing was checked,
+    /// not that nothing leaked, and readers must say so. (Turned off part-way, what was tracked
+    /// stays tracked: that dump is real.)
+    var trackingOff = !Configuration.shared.everEnabled.load(ordering: .relaxed)
 
     package init(
         _ snapshot: GraphSnapshot, report: LeakReport, contents: DumpContents, writtenObjects: Int, writtenEdges: Int

@@ -88,6 +88,9 @@ enum DumpAtExit {
     private static let directory = Locked<String?>(nil)
     private static let armed = Atomic<Bool>(false)
     private static let ran = Atomic<Bool>(false)
+    /// Set when an exit handler starts: arming then only records the directory (registering a
+    /// handler while handlers run would be pointless).
+    static let exiting = Atomic<Bool>(false)
     /// What the dump at exit made, referenced until the process ends so it is never freed.
     private static let keptUntilExit = Locked<[any Sendable]>([])
 
@@ -98,7 +101,9 @@ enum DumpAtExit {
 
     static func arm(directory path: String) {
         directory.withLock { $0 = path }
-        if armed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged {
+        if !exiting.load(ordering: .acquiring),
+            armed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        {
             _ = lg_atexit(leakGraphDumpAtExit)
         }
     }
@@ -129,8 +134,8 @@ enum DumpAtExit {
                 // Said first and plainly: an empty dump from a process that tracked nothing is
                 // no evidence of no leaks.
                 warn(
-                    "tracking was off in this process (LEAKGRAPH=off, LeakGraph.isEnabled = false or the "
-                        + "LeakGraphDisabled trait): nothing was checked; wrote \(files.json), \(files.dot)")
+                    "tracking was off in this process (LEAKGRAPH=off or the LeakGraphDisabled trait): "
+                        + "nothing was checked; wrote \(files.json), \(files.dot)")
                 return
             }
             // The graph's count, the one `leakgraph report` shows; whole-process tracking records
@@ -155,16 +160,18 @@ enum DumpAtExit {
 /// The atexit handler: a plain global function (a closure from `main.swift` would be main-actor
 /// isolated and crash when `exit` runs on another thread).
 private func leakGraphDumpAtExit() {
+    DumpAtExit.exiting.store(true, ordering: .releasing)
     DumpAtExit.run()
 }
 
 /// Called at exit by the handler CLeakGraphSupport registers before `main` when
 /// `LEAKGRAPH_DUMP_DIR` is set (`support.c`): a program that never made a tracked object still
 /// writes its dump (an empty one is an answer; no dump looked like LeakGraph was not linked in).
-/// Nothing Swift runs before `main` for it. When the registry did start, its own handler ran
-/// first (handlers run in reverse order) and this one finds the dump written.
+/// Nothing Swift runs before `main` for it. When the registry armed its own handler, whichever
+/// of the two runs first writes the dump and the other finds it written.
 @_cdecl("lg_swift_dump_at_exit_from_environment")
 func dumpAtExitFromEnvironment() {
+    DumpAtExit.exiting.store(true, ordering: .releasing)
     if let directory = DumpAtExit.environmentDirectory { DumpAtExit.arm(directory: directory) }
     DumpAtExit.run()
 }

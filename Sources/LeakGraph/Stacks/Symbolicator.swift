@@ -181,7 +181,11 @@ public enum Symbolicator {
             guard let up = candidate.lastIndex(of: "/") else { break }
             candidate = candidate[..<up]
         }
-        packageRoots.withLock { $0[folder] = .some(root) }
+        // Inserted only if absent: replacing a racing thread's equal entry would release a
+        // string inside the lock.
+        packageRoots.withLock { roots in
+            if roots.index(forKey: folder) == nil { roots[folder] = .some(root) }
+        }
         return root
     }
 

@@ -13,6 +13,9 @@ final class Configuration: Sendable {
 
     /// `LEAKGRAPH=off` turns tracking off: `TrackedObject.init` then costs one relaxed load.
     let enabled: Atomic<Bool>
+    /// Whether tracking has been on at any moment of the process (turning it off keeps what was
+    /// tracked): a dump says "nothing was checked" only when it never was.
+    let everEnabled: Atomic<Bool>
     let stackDepth: Atomic<Int>
     /// Capture a stack every `stackInterval` allocations; 0 means never.
     let stackInterval: Atomic<Int>
@@ -47,6 +50,7 @@ final class Configuration: Sendable {
             }
         }
         self.enabled = Atomic(enabled)
+        self.everEnabled = Atomic(enabled)
         self.stackDepth = Atomic(mode.depth)
         self.stackInterval = Atomic(mode.interval)
         self.edgeSites = Atomic(mode != .off)

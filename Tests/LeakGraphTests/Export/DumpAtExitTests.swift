@@ -131,6 +131,24 @@ struct DumpAtExitTests {
         #expect(rounds[2][2] <= 2, "only the example's own pair may be alive")
     }
 
+    @Test("dumpAtExit(to:) writes where the code says, unless LEAKGRAPH_DUMP_DIR names a folder: that wins")
+    func environmentFolderWinsOverCode() throws {
+        let fromCode = temporaryDirectory()
+        let fromEnvironment = temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(atPath: fromCode)
+            try? FileManager.default.removeItem(atPath: fromEnvironment)
+        }
+        let both = try run(["--dump-to", fromCode], dumpDirectory: fromEnvironment)
+        #expect(both.status == 0)
+        #expect(both.stderr.contains("wrote \(fromEnvironment)/leakgraph-"))
+        #expect(!FileManager.default.fileExists(atPath: fromCode))
+        let codeOnly = try run(["--dump-to", fromCode], dumpDirectory: "")
+        #expect(codeOnly.status == 0)
+        #expect(codeOnly.stderr.contains("wrote \(fromCode)/leakgraph-"))
+        #expect(codeOnly.stderr.components(separatedBy: "wrote ").count == 2, "one dump, not two")
+    }
+
     @Test("LEAKGRAPH=off tracks nothing, and the exit line and the dump say that nothing was checked")
     func trackingOff() throws {
         let directory = temporaryDirectory()

@@ -26,9 +26,10 @@ struct SymbolicatorTests {
 
     @Test("source paths are shown relative to their package, whatever the working directory")
     func pathsDoNotDependOnTheWorkingDirectory() throws {
-        let package = NSTemporaryDirectory() + "/symbolicator-\(getpid())/Consumer"
+        let folder = NSTemporaryDirectory() + "/symbolicator-\(getpid())"
+        let package = folder + "/Consumer"
         try FileManager.default.createDirectory(atPath: package + "/Sources/App", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: package) }
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         #expect(FileManager.default.createFile(atPath: package + "/Package.swift", contents: Data()))
         let file = package + "/Sources/App/Model.swift"
         // The package is not the working directory (the tests run in this repository's root);

@@ -10,6 +10,7 @@
 //                              against LeakSanitizer's exit scan of the same program)
 //   cycle-example --memory     makes and drops 100,000 linked objects three times, printing the
 //                              registry's size and live count after each round
+//   cycle-example --dump-to D  leaks the pair and calls LeakGraph.dumpAtExit(to: D)
 import Foundation
 import LeakGraph
 
@@ -30,6 +31,8 @@ case "--many":
     let count = Int(CommandLine.arguments.dropFirst(2).first ?? "") ?? 100_000
     for _ in 0..<count { makePair(mode: "--leak") }
     print("cycle-example: leaked \(count) more pairs")
+case "--dump-to":
+    LeakGraph.dumpAtExit(to: CommandLine.arguments.dropFirst(2).first ?? "leak-dumps")
 case "--memory":
     for round in 1...3 {
         churn(100_000)
