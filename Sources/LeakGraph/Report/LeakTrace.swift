@@ -88,7 +88,13 @@ public enum LeakTrace {
         lines += lifecycleLines(
             report.neverFinished.filter(relevant),
             heading: "Never finished (still active; something outside can still send them events):", snapshot)
-        if !lines.isEmpty && !snapshot.discoveryLimits.isEmpty {
+        // Only where it can matter: a reference discovery could not read counts as held from
+        // outside, which can make a verdict "retained", an owner "unknown" or a subscription one
+        // that "can never finish", never "leaked". Under
+        // a trace of leaked cycles alone it only made people doubt a right answer.
+        let verdictsItCouldChange =
+            cycles.contains { !$0.leaked } || !unknown.isEmpty || report.canNeverFinish.contains(where: relevant)
+        if verdictsItCouldChange && !snapshot.discoveryLimits.isEmpty {
             lines.append(
                 "Note: discovery could not read some references (they count as held from outside, so a verdict may "
                     + "say retained where it is leaked): " + snapshot.discoveryLimits.joined(separator: "; ") + ".")

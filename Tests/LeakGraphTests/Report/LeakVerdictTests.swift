@@ -49,3 +49,23 @@ struct LeakVerdictTests {
                 "; it is retained, not leaked: 2 reference(s) from outside still hold it"))
     }
 }
+
+@Suite("The discovery-limits note")
+struct DiscoveryLimitsNoteTests {
+    @Test("said under verdicts a hidden reference could change (retained), not under leaked cycles alone")
+    func onlyWhereItCanMatter() {
+        var leaked = GraphBuilder().object(1, "Parent").object(2, "Child").edge(1, 2, "child").edge(2, 1, "parent")
+            .build()
+        leaked.discoveryLimits = ["closure contexts with captures of a type that cannot be resolved"]
+        let leakedTrace = LeakTrace.describe(leaked, report: LeakDetector.analyze(leaked))
+        #expect(leakedTrace.contains("Leaked cycle"))
+        #expect(!leakedTrace.contains("discovery could not read"))
+
+        var retained = GraphBuilder().object(1, "Parent", external: 1).object(2, "Child").edge(1, 2, "child")
+            .edge(2, 1, "parent").build()
+        retained.discoveryLimits = leaked.discoveryLimits
+        let retainedTrace = LeakTrace.describe(retained, report: LeakDetector.analyze(retained))
+        #expect(retainedTrace.contains("Retained cycle"))
+        #expect(retainedTrace.contains("discovery could not read some references"))
+    }
+}
