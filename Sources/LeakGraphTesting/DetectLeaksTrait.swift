@@ -36,14 +36,49 @@ public struct LeakDetectionTrait: TestTrait, SuiteTrait, TestScoping {
         }
         let (scope, _) = try await LeakScope.run { try await function() }
         var name = test.id.nameComponents.joined(separator: ".")
-        // Each case of a parameterized test gets files of its own.
-        if testCase?.isParameterized == true { name += "-case\(scope.id)" }
+        // Each case of a parameterized test gets files of its own, named the same in every run.
+        if let testCase, testCase.isParameterized {
+            name += "-case-" + (Self.stableCaseKey(testCase) ?? "\(scope.id)")
+        }
         let outcome = await LeakCheck.run(scope: scope, name: name, options: options)
         for note in outcome.notes { recordWarning(note, at: test.sourceLocation) }
         if let findings = outcome.findings {
             Issue.record(Comment(rawValue: findings.message), sourceLocation: test.sourceLocation)
             attach(findings.artifacts, at: test.sourceLocation)
         }
+    }
+
+    /// A short key for a parameterized case that is the same in every run: a hash of its
+    /// arguments' ids (Swift Testing derives them from the argument values) and its
+    /// discriminator. Swift Testing has no public identity for a case, so they are read by
+    /// reflection; nil when that shape is not found (then the file names use the scope's id,
+    /// which differs between runs). Hashed, never spelled out: argument values can be anything,
+    /// and these are file names.
+    static func stableCaseKey(_ testCase: Test.Case) -> String? {
+        var hash: UInt32 = 2_166_136_261  // FNV-1a
+        var found = false
+        func mix(_ byte: UInt8) {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        // Bounded: the case's own fields are a few levels deep; argument values are not entered.
+        func visit(_ value: Any, label: String?, depth: Int) {
+            guard depth < 8 else { return }
+            if label == "value" { return }
+            if label == "bytes", let bytes = value as? [UInt8] {
+                found = true
+                bytes.forEach(mix)
+                mix(0xFF)
+                return
+            }
+            if label == "discriminator", let number = value as? Int {
+                withUnsafeBytes(of: number.littleEndian) { $0.forEach(mix) }
+                return
+            }
+            for child in Mirror(reflecting: value).children { visit(child.value, label: child.label, depth: depth + 1) }
+        }
+        visit(testCase, label: nil, depth: 0)
+        guard found else { return nil }
+        return String(hash, radix: 16)
     }
 
     /// Something the user must know that is not the test's failure: a warning where Swift

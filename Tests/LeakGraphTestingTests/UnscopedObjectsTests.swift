@@ -165,3 +165,21 @@ struct LeakCheckArtifactsTests {
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 }
+
+@Suite("Parameterized cases' artifact names")
+struct StableCaseKeyTests {
+    /// The keys each argument got, to compare the cases with each other.
+    static let keys = Locked<[Int: String]>([:])
+
+    @Test("a case's key comes from its arguments: the same every time, different per argument", arguments: [1, 2, 3])
+    func keyPerArgument(value: Int) throws {
+        let testCase = try #require(Test.Case.current)
+        let key = try #require(LeakDetectionTrait.stableCaseKey(testCase), "the case's argument ids are found")
+        #expect(LeakDetectionTrait.stableCaseKey(testCase) == key)
+        let others = Self.keys.withLock { keys in
+            keys[value] = key
+            return keys.filter { $0.key != value }.map(\.value)
+        }
+        #expect(!others.contains(key))
+    }
+}
