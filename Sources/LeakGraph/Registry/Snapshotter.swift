@@ -319,11 +319,9 @@ enum Snapshotter {
             objects.append(info)
         }
 
-        var edges: [EdgeInfo] = rawEdges.map { raw in
-            EdgeInfo(
-                from: objects[raw.from].id, to: objects[raw.to].id, kind: EdgeKind(code: raw.kind),
-                label: labels[Int(raw.label)], origin: .declared, count: raw.count, site: stackID(raw.site))
-        }
+        // The declared edges' records are made after the walk and its merge (below): they are a
+        // tenth of a big snapshot's memory, and the merge's peak is its highest point.
+        var merged: [EdgeInfo] = []
 
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
@@ -357,7 +355,11 @@ enum Snapshotter {
             for index in contexts {
                 if let name = walker.storageNames[held[index].address] { objects[index].type = name }
             }
-            let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: held.count)
+            // The held records are done with (what is released at the end is `heldAddresses`):
+            // freed before the merge, the snapshot's highest point of memory.
+            let trackedCount = held.count
+            held = []
+            let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: trackedCount)
             for node in nodes {
                 var info = ObjectInfo(
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
@@ -366,15 +368,23 @@ enum Snapshotter {
                 objects.append(info)
                 retainCounts.append(node.retainCount)
             }
-            let merged = merge(
-                references, declared: rawEdges.map { ($0.from, $0.to, EdgeKind(code: $0.kind), $0.count) },
-                objects: objects, trackedCount: held.count)
-            // Appended to the declared edges without growing them step by step (a million
-            // edges copied twice was a tenth of a big snapshot).
-            if edges.isEmpty { edges = merged } else { edges.append(contentsOf: merged) }
-            reconcile(&edges, objects: objects, retainCounts: retainCounts)
             discoveryLimits = walker.limits.sorted()
+            merged = merge(references, declared: rawEdges, objects: objects, trackedCount: trackedCount)
         }
+        // Declared edges first, then what the walk added, made at their final size (a million
+        // edges copied twice was a tenth of a big snapshot).
+        var edges: [EdgeInfo] = []
+        edges.reserveCapacity(rawEdges.count + merged.count)
+        for raw in rawEdges {
+            edges.append(
+                EdgeInfo(
+                    from: objects[raw.from].id, to: objects[raw.to].id, kind: EdgeKind(code: raw.kind),
+                    label: labels[Int(raw.label)], origin: .declared, count: raw.count, site: stackID(raw.site)))
+        }
+        rawEdges = []
+        edges.append(contentsOf: merged)
+        merged = []
+        if holding { reconcile(&edges, objects: objects, retainCounts: retainCounts) }
         // An object whose every strong reference is a snapshot's hold is already unreachable:
         // it is freed as soon as that snapshot lets go, so it is not reported as alive.
         let onlyHeldByLeakGraph = Set(objects.indices.filter { retainCounts[$0] == 0 }.map { objects[$0].id })
@@ -591,7 +601,7 @@ enum Snapshotter {
     /// (owner, target) pair, discovered strong references only add what the declared ones do not
     /// already account for.
     private static func merge(
-        _ found: [DiscoveredReference], declared: [(Int, Int, EdgeKind, Int)], objects: [ObjectInfo],
+        _ found: [DiscoveredReference], declared: [RawEdge], objects: [ObjectInfo],
         trackedCount: Int
     ) -> [EdgeInfo] {
         // Both sides sorted by (from, to) and walked together: a million references cost two
@@ -603,9 +613,10 @@ enum Snapshotter {
             var other: Bool
         }
         func before(_ a: (Int, Int), _ b: (Int, Int)) -> Bool { a.0 != b.0 ? a.0 < b.0 : a.1 < b.1 }
-        var declaredPairs: [DeclaredPair] = declared.map { from, to, kind, count in
+        var declaredPairs: [DeclaredPair] = declared.map { raw in
+            let kind = EdgeKind(code: raw.kind)
             let strong = kind == .strong || kind == .unknown
-            return DeclaredPair(from: from, to: to, strong: strong ? count : 0, other: !strong)
+            return DeclaredPair(from: raw.from, to: raw.to, strong: strong ? raw.count : 0, other: !strong)
         }
         declaredPairs.sort { before(($0.from, $0.to), ($1.from, $1.to)) }
         var coalesced: [DeclaredPair] = []
@@ -618,6 +629,7 @@ enum Snapshotter {
                 coalesced.append(pair)
             }
         }
+        declaredPairs = []  // coalesced holds them now; the merge peaks below
         // Found references with their target's index, in discovery order within each pair.
         struct Resolved {
             var from: Int
