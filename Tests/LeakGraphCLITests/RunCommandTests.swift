@@ -17,6 +17,16 @@ struct RunCommandTests {
         return script
     }
 
+    /// An example program built next to the `leakgraph` binary.
+    func builtExample(_ name: String) throws -> String {
+        let example = try #require(
+            leakgraphBinary.map {
+                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(name).path
+            })
+        try #require(FileManager.default.isExecutableFile(atPath: example), "\(name) is built")
+        return example
+    }
+
     @Test("reports the dump the program wrote (by its pid), passes its output through, exits 1 for leaks")
     func reportsTheProgramsDump() throws {
         let dump = writeFile(Graphs.leakingPair.json(), "source.json", in: directory)
@@ -64,11 +74,7 @@ struct RunCommandTests {
 
     @Test("runs a real program linked with LeakGraph (cycle-example, when built)")
     func runsCycleExample() throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cycle-example").path
-            })
-        try #require(FileManager.default.isExecutableFile(atPath: example), "cycle-example is built")
+        let example = try builtExample("cycle-example")
         let dumps = directory + "/example-dumps"
         let leak = try runBinary(["run", "--dump-dir", dumps, "--", example])
         #expect(leak.status == 1)
@@ -83,12 +89,7 @@ struct RunCommandTests {
 
     @Test("a program linked with LeakGraph that never makes a tracked object still writes its dump: clean")
     func programWithoutTrackedObjects() throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("plain-classes-example")
-                    .path
-            })
-        try #require(FileManager.default.isExecutableFile(atPath: example), "plain-classes-example is built")
+        let example = try builtExample("plain-classes-example")
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_TRACK"] = nil
         let run = try runBinary(["run", "--dump-dir", directory + "/plain", "--", example], environment: environment)
@@ -99,11 +100,7 @@ struct RunCommandTests {
 
     @Test("with tracking off (LEAKGRAPH=off) nothing was checked: said, exit 3, never \"No leaks.\"")
     func trackingOffIsNotClean() throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("cycle-example").path
-            })
-        try #require(FileManager.default.isExecutableFile(atPath: example), "cycle-example is built")
+        let example = try builtExample("cycle-example")
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH"] = "off"
         environment["LEAKGRAPH_TRACK"] = nil
