@@ -685,9 +685,10 @@ __attribute__((constructor)) static void lg_process_tracking_from_environment(vo
         return;
     }
     const char *master = getenv("LEAKGRAPH");
+    // Any case, as the Swift side reads LEAKGRAPH (LEAKGRAPH=OFF must not record while tracking is off).
     if (master != NULL
-        && (strcmp(master, "off") == 0 || strcmp(master, "0") == 0 || strcmp(master, "false") == 0
-            || strcmp(master, "no") == 0 || strcmp(master, "disabled") == 0))
+        && (strcasecmp(master, "off") == 0 || strcmp(master, "0") == 0 || strcasecmp(master, "false") == 0
+            || strcasecmp(master, "no") == 0 || strcasecmp(master, "disabled") == 0))
         return;
     const char *stacks = getenv("LEAKGRAPH_STACKS");
     // The same default as tracked objects (all, 32 frames); the Swift side applies the full
