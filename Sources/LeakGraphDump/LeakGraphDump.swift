@@ -63,8 +63,9 @@ public struct LeakGraphDump: Sendable {
         public var writtenEdges: Int
         /// Every live type: its count and how many of them leaked, most numerous first.
         public var types: [TypeCount]
-        /// Tracking was off in the process that wrote the dump (`LEAKGRAPH=off`): nothing was
-        /// checked, whatever the dump holds. False in dumps written before the field existed.
+        /// Tracking was never on in the process that wrote the dump (`LEAKGRAPH=off`, the
+        /// `LeakGraphDisabled` trait): nothing was checked, whatever the dump holds. False in
+        /// dumps written before the field existed.
         public var trackingOff = false
 
         /// Whether the file holds every live object.

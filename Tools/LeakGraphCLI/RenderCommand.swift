@@ -14,8 +14,8 @@ package struct RenderCommand: ToolCommand {
         discussion: """
             The output defaults to the input with the format's extension (dump.json → dump.svg) and \
             is never replaced unless --force. Without --format, the output's extension chooses the \
-            format (-o leak.png writes PNG); a --format that contradicts it is refused. Exit status: 0 written, 2 bad usage, unreadable input, \
-            or Graphviz missing or failing.
+            format (-o leak.png writes PNG); a --format that contradicts it is refused. \
+            Exit status: 0 written, 2 bad usage, unreadable input, or Graphviz missing or failing.
             """
     )
 
@@ -70,7 +70,8 @@ package struct RenderCommand: ToolCommand {
     /// The format to write: `--format`, else the output's extension, else SVG. An output named
     /// for another format is refused rather than written as what its name says it is not.
     package func resolvedFormat() throws(ValidationError) -> Format {
-        let named = output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() }.flatMap { Format(rawValue: $0) }
+        let ext = output.map { URL(fileURLWithPath: $0).pathExtension.lowercased() } ?? ""
+        let named = Format(rawValue: ext)
         switch (format, named) {
         case (let asked?, let named?) where asked != named:
             throw ValidationError(
@@ -79,7 +80,7 @@ package struct RenderCommand: ToolCommand {
         case (let asked?, _): return asked
         case (nil, let named?): return named
         case (nil, nil):
-            if let output, case let ext = URL(fileURLWithPath: output).pathExtension, !ext.isEmpty {
+            guard ext.isEmpty else {
                 throw ValidationError("cannot tell the image format from .\(ext): use .svg, .png or .pdf, or --format")
             }
             return .svg

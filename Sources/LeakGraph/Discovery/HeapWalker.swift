@@ -194,8 +194,9 @@ struct HeapWalker {
     }
 
     private mutating func perform(_ step: TypePlan.Step, in work: Work) {
-        // A plain strong reference (most steps) before the switch over every kind: in a debug
-        // build, entering that switch sets up (and clears) room for every case's payload.
+        // A plain strong reference (most steps) before the switch over every kind: unoptimised
+        // (LEAKGRAPH_UNOPTIMIZED_DEBUG), entering that switch sets up and clears room for every
+        // case's payload.
         if case .strong(let offset, let path) = step {
             let word = work.base.load(fromByteOffset: offset, as: UInt.self)
             guard word != 0 else { return }

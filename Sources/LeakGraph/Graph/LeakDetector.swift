@@ -211,7 +211,8 @@ private struct Verdicts {
     }
 
     func report() -> LeakReport {
-        // The graph's arrays as locals: in a debug build each `graph.…[…]` copied the graph.
+        // The graph's arrays as locals: unoptimised (LEAKGRAPH_UNOPTIMIZED_DEBUG), each
+        // `graph.…[…]` copied the graph.
         let count = graph.count
         let offsets = graph.offsets
         let targets = graph.targets
@@ -443,7 +444,7 @@ private struct Verdicts {
     private func describe(_ bounds: Range<Int>, leaked: Bool, scratch: inout LoopScratch) -> Cycle {
         // Locals, not `self.…` inside the closures below: a closure reading a stored property
         // of this struct copies the whole struct on every call.
-        // (Also outside them: in a debug build, each `graph.offsets[…]` copied the whole graph,
+        // (Also outside them: unoptimised, each `graph.offsets[…]` copied the whole graph,
         // retaining every array of it.)
         let objects = snapshot.objects
         let labelNames = graph.labelNames

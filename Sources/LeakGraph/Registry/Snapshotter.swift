@@ -629,7 +629,7 @@ enum Snapshotter {
                 coalesced.append(pair)
             }
         }
-        declaredPairs = []  // coalesced holds them now; the merge peaks below
+        declaredPairs = []  // `coalesced` holds them now; the merge peaks below
         // Found references with their target's index, in discovery order within each pair.
         struct Resolved {
             var from: Int
@@ -655,7 +655,7 @@ enum Snapshotter {
         // Room for the references no declared edge accounts for: reserving one edge per found
         // reference doubled a big snapshot's edges for the moment (in a graph of declared edges,
         // the walk finds them all again and keeps none).
-        result.reserveCapacity(max(0, resolved.count - declaredPairs.count))
+        result.reserveCapacity(max(0, resolved.count - coalesced.count))
         var kept: [EdgeKey: Int] = [:]
         var declaredCursor = 0
         var groupStart = 0

@@ -90,8 +90,8 @@ public enum LeakTrace {
             heading: "Never finished (still active; something outside can still send them events):", snapshot)
         // Only where it can matter: a reference discovery could not read counts as held from
         // outside, which can make a verdict "retained", an owner "unknown" or a subscription one
-        // that "can never finish", never "leaked". Under
-        // a trace of leaked cycles alone it only made people doubt a right answer.
+        // that "can never finish", never "leaked". Under a trace of leaked cycles alone it only
+        // made people doubt a right answer.
         let verdictsItCouldChange =
             cycles.contains { !$0.leaked } || !unknown.isEmpty || report.canNeverFinish.contains(where: relevant)
         if verdictsItCouldChange && !snapshot.discoveryLimits.isEmpty {
