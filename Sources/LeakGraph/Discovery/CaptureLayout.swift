@@ -1,14 +1,14 @@
 import CLeakGraphSupport
 import Synchronization
 
-/// The layout of a closure context's captures, read from the capture descriptor the compiler
-/// emits with the context's metadata: where each capture is and how to walk it.
+/// The layout of one closure context's captures: where each capture is and how to walk it.
 ///
-/// Captures are laid out one after another at their alignment, after the header and the generic
-/// bindings. Each capture's type comes from its mangled name; when one cannot be resolved
-/// without a generic context, the captures from there on cannot be placed and are left out
-/// (``complete`` is false): their references count as held from outside. No word of a context is
-/// ever taken for a reference unless its type says it is one.
+/// A context whose captures do not depend on generic parameters has one layout, shared by every
+/// context of its metadata. A generic context's layout depends on the generic arguments the
+/// context itself stores (see ``CaptureDescriptor``): one layout per metadata and arguments.
+/// When a capture's type cannot be known, the captures from there on cannot be placed and are
+/// left out: ``complete`` is false and ``unreadReason`` says why; their references count as held
+/// from outside. No word of a context is ever taken for a reference unless its type says so.
 final class CaptureLayout: Sendable {
     struct Capture: Sendable {
         let offset: Int
@@ -16,82 +16,119 @@ final class CaptureLayout: Sendable {
     }
 
     let captures: [Capture]
-    let complete: Bool
+    /// Why captures were left out, in words for the user; nil when every capture was placed.
+    let unreadReason: String?
     /// The bytes from the context's start to the end of its last placed capture: what a copy of
     /// the context must hold to walk it.
     let byteCount: Int
 
-    init(captures: [Capture], complete: Bool, byteCount: Int = 16) {
+    var complete: Bool { unreadReason == nil }
+
+    init(captures: [Capture], unreadReason: String?, byteCount: Int = 16) {
         self.captures = captures
-        self.complete = complete
+        self.unreadReason = unreadReason
         self.byteCount = byteCount
     }
 
-    private static let cache = Locked<[UInt: CaptureLayout]>([:])
-
-    /// The layout for a closure context whose (heap local variable) metadata is `metadata`.
-    static func of(metadata: UnsafeRawPointer, map: MemoryMap) -> CaptureLayout {
-        let key = UInt(bitPattern: metadata)
-        if let cached = cache.withLock({ $0[key] }) { return cached }
-        let layout = build(metadata, map: map)
-        cache.withLock { $0[key] = layout }
-        return layout
-    }
-
-    private static func build(_ metadata: UnsafeRawPointer, map: MemoryMap) -> CaptureLayout {
-        let firstCapture = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
-        let descriptorWord = metadata.load(fromByteOffset: 16, as: UInt.self)
-        guard descriptorWord != 0, map.readableBytes(at: descriptorWord) >= 12,
-            let descriptor = UnsafeRawPointer(bitPattern: descriptorWord)
-        else { return CaptureLayout(captures: [], complete: false) }
-        let typeCount = Int(descriptor.load(as: UInt32.self))
-        let bindings = Int(descriptor.load(fromByteOffset: 8, as: UInt32.self))
-        guard typeCount < 1024, bindings < 1024, map.readableBytes(at: descriptorWord) >= UInt(12 + typeCount * 4)
-        else { return CaptureLayout(captures: [], complete: false) }
-        var offset = firstCapture + bindings * 8
+    /// Lays out the captures named by `names`, starting at `offset`; generic parameters are
+    /// resolved in `environment` (nil: the names must not mention any).
+    static func build(
+        names: [UnsafeRawPointer], from offset: Int, environment: GenericCaptureEnvironment?
+    ) -> CaptureLayout {
+        var offset = offset
         var captures: [Capture] = []
-        for index in 0..<typeCount {
-            guard let name = relativeTarget(descriptor + 12 + index * 4),
-                map.readableBytes(at: UInt(bitPattern: name)) > 0,
-                let (size, alignment, plan) = layout(ofCapture: name)
-            else { return CaptureLayout(captures: captures, complete: false, byteCount: offset) }
-            offset = (offset + alignment - 1) / alignment * alignment
-            if let plan, !plan.steps.isEmpty { captures.append(Capture(offset: offset, plan: plan)) }
-            offset += size
+        for name in names {
+            let capture: CaptureType
+            switch CaptureType.of(name, environment: environment) {
+            case .success(let known): capture = known
+            case .failure(let reason):
+                return CaptureLayout(captures: captures, unreadReason: reason.text, byteCount: offset)
+            }
+            offset = (offset + capture.alignment - 1) / capture.alignment * capture.alignment
+            if let plan = capture.plan, !plan.steps.isEmpty { captures.append(Capture(offset: offset, plan: plan)) }
+            offset += capture.size
         }
-        return CaptureLayout(captures: captures, complete: true, byteCount: offset)
+        return CaptureLayout(captures: captures, unreadReason: nil, byteCount: offset)
     }
+}
 
-    /// Size, alignment and plan of one capture; nil when its type cannot be known.
-    private static func layout(ofCapture name: UnsafeRawPointer) -> (Int, Int, TypePlan?)? {
+/// Why a capture's type could not be laid out.
+enum CaptureTypeFailure: Error {
+    case unparsable
+    case unboundGenericParameter
+    case unresolved
+
+    var text: String {
+        switch self {
+        case .unparsable: return "a capture whose type name could not be read"
+        case .unboundGenericParameter:
+            return "a capture whose type depends on a generic parameter the context does not store"
+        case .unresolved: return "a capture of a type the runtime could not resolve"
+        }
+    }
+}
+
+/// The size, alignment and walk plan of one capture, from its mangled type name.
+struct CaptureType {
+    let size: Int
+    let alignment: Int
+    /// nil: nothing to walk (a weak or unowned(unsafe) capture).
+    let plan: TypePlan?
+
+    static func of(
+        _ name: UnsafeRawPointer, environment: GenericCaptureEnvironment?
+    ) -> Result<CaptureType, CaptureTypeFailure> {
         let length = mangledNameLength(name)
-        guard length > 0 else { return nil }
+        guard length > 0, length < 4096 else { return .failure(.unparsable) }
         switch ownership(ofMangledType: name) {
-        case .weak, .unownedUnsafe: return (8, 8, nil)
-        case .unowned: return (8, 8, TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true))
+        case .weak, .unownedUnsafe: return .success(CaptureType(size: 8, alignment: 8, plan: nil))
+        case .unowned:
+            return .success(
+                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true)))
         case .strong: break
         }
         let bytes = (0..<length).map { name.load(fromByteOffset: $0, as: UInt8.self) }
-        // Lowered function types (`SiIegd_`) are not formal types; escaping ones are a (code,
-        // context) pair.
-        if bytes.last == UInt8(ascii: "_") && bytes.contains(UInt8(ascii: "I")) && bytes.contains(UInt8(ascii: "g")) {
-            return (16, 8, TypePlan(steps: [.closure(offset: 0, path: "")], complete: true))
+        // Lowered function types (`SiIegd_`, and their optionals `…_Sg`) are not formal types
+        // the runtime resolves; an escaping one is a (code, context) pair whatever its generic
+        // parameters, and its optional is nil when the code word is null.
+        if isLoweredFunction(bytes) {
+            return .success(
+                CaptureType(size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true)))
         }
         // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`).
         if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")]) {
-            return (8, 8, TypePlan(steps: [.box(offset: 0, path: "")], complete: true))
+            return .success(
+                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.box(offset: 0, path: "")], complete: true)))
         }
         if isClassReference(bytes, name: name) {
-            return (8, 8, TypePlan(steps: [.strong(offset: 0, path: "")], complete: true))
+            return .success(
+                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true)))
         }
-        guard !mentionsGenericParameters(bytes),
-            let type = _getTypeByMangledNameInContext(
+        let type: Any.Type?
+        let generic = mentionsGenericParameters(bytes)
+        if let environment, generic {
+            guard environment.isComplete else { return .failure(.unboundGenericParameter) }
+            type = environment.resolve(name, length: length)
+        } else {
+            // A context with no metadata sources captures no value of a generic type (the
+            // closure could not handle it without its metadata): a letter that looked like a
+            // generic parameter was part of a name. The runtime answers nil, never traps, for a
+            // parameter it cannot bind.
+            type = _getTypeByMangledNameInContext(
                 name.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: nil, genericArguments: nil)
-        else { return nil }
+        }
+        guard let type else { return .failure(generic && environment == nil ? .unboundGenericParameter : .unresolved) }
         let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-        let size = lg_type_size(metadata)
-        let alignment = Int(lg_type_flags(metadata) & 0xFF) + 1
-        return (size, alignment, TypePlan.of(type))
+        return .success(
+            CaptureType(
+                size: lg_type_size(metadata), alignment: Int(lg_type_flags(metadata) & 0xFF) + 1, plan: TypePlan.of(type)))
+    }
+
+    /// `…I<convention>…_`, optionally wrapped in an optional (`Sg`): a lowered function type.
+    private static func isLoweredFunction(_ bytes: [UInt8]) -> Bool {
+        var body = bytes[...]
+        if body.suffix(2).elementsEqual([UInt8(ascii: "S"), UInt8(ascii: "g")]) { body = body.dropLast(2) }
+        return body.last == UInt8(ascii: "_") && body.contains(UInt8(ascii: "I")) && body.contains(UInt8(ascii: "g"))
     }
 
     /// A (maybe generic, maybe optional) class: `<symbolic class reference>[generic arguments]G`
@@ -109,31 +146,31 @@ final class CaptureLayout: Sendable {
         return rest.last == UInt8(ascii: "G") && flags & 0x80 != 0
     }
 
-    /// Whether a mangled name may refer to generic parameters (`x`, `q_`, associated types
-    /// `Q…`), which cannot be resolved without the closure's generic context. Conservative: an
-    /// identifier containing those letters also answers yes, and the capture is left out.
-    private static func mentionsGenericParameters(_ bytes: [UInt8]) -> Bool {
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if (0x01...0x17).contains(byte) {
-                index += 5
-                continue
-            }
-            if (0x18...0x1F).contains(byte) {
-                index += 9
-                continue
-            }
-            if byte == UInt8(ascii: "x") || byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") { return true }
-            index += 1
-        }
-        return false
-    }
-
     /// The context descriptor a symbolic reference points at.
     private static func symbolicTarget(_ name: UnsafeRawPointer, indirect: Bool) -> UnsafeRawPointer? {
         guard let target = relativeTarget(name + 1) else { return nil }
         if indirect { return target.load(as: UnsafeRawPointer?.self) }
         return target
     }
+}
+
+/// Whether a mangled name may refer to generic parameters (`x`, `q_`, associated types `Q…`),
+/// which cannot be resolved without the closure's generic arguments. Conservative: an identifier
+/// containing those letters also answers yes (the name is then resolved with the arguments).
+func mentionsGenericParameters(_ bytes: [UInt8]) -> Bool {
+    var index = 0
+    while index < bytes.count {
+        let byte = bytes[index]
+        if (0x01...0x17).contains(byte) {
+            index += 5
+            continue
+        }
+        if (0x18...0x1F).contains(byte) {
+            index += 9
+            continue
+        }
+        if byte == UInt8(ascii: "x") || byte == UInt8(ascii: "q") || byte == UInt8(ascii: "Q") { return true }
+        index += 1
+    }
+    return false
 }

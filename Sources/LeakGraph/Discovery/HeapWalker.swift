@@ -19,6 +19,17 @@ struct DiscoveredReference {
     }
 }
 
+/// Memory of one object that held references discovery could not type: what it holds there
+/// counts as held from outside, which can turn a leak into "retained". Reports say so.
+struct UnreadReference: Equatable {
+    /// The owner, as ``DiscoveredReference/from``.
+    let owner: Int
+    /// Where in the owner: a field path (`capture`, `handlers[2]`) or `fields`.
+    let place: String
+    /// Why, in words for the user.
+    let why: String
+}
+
 /// A heap object discovery made a node of its own: storage with more than one holder (an array
 /// buffer, a dictionary's storage, a closure context, a `var` box, an indirect enum's box, an
 /// existential's box), so that the references inside it are not charged to one owner, or an
@@ -75,6 +86,17 @@ struct HeapWalker {
     /// whole-process tracking) were reached as, when they were reached as storage: `box of
     /// BigValue`, `indirect List.link`. Their type is otherwise unknown from their metadata.
     private(set) var storageNames: [UInt: String] = [:]
+
+    /// Memory that held references the walk could not type, by owner (see ``UnreadReference``).
+    private(set) var unread: [UnreadReference] = []
+    /// One record per owner and reason (an array of 20,000 elements of an unreadable type is
+    /// one record).
+    private var unreadSeen: Set<UnreadKey> = []
+
+    private struct UnreadKey: Hashable {
+        let owner: Int
+        let why: String
+    }
 
     private var nodeOfAddress: [UInt: Int] = [:]
     private var walkableClasses: [UInt: Bool] = [:]
@@ -146,6 +168,7 @@ struct HeapWalker {
             instancePlans[key] = plan
             if !plan.complete { limits.insert("fields of \(cls) whose layout cannot be read") }
         }
+        if let reason = plan.unreadReason, plan.steps.isEmpty { noteUnread(owner: index, in: "", why: reason) }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(
@@ -158,9 +181,14 @@ struct HeapWalker {
     /// reached as storage (see ``storageNames``) holds a value, whose fields are labelled by
     /// their own names; a closure context's captures are labelled `capture`.
     private mutating func walkContext(_ base: UnsafeRawPointer, metadata: UnsafeRawPointer, index: Int) {
-        // A held context's metadata is real (the context is alive), wherever it lives.
-        let layout = CaptureLayout.of(metadata: metadata, map: map)
-        if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
+        // A held context's metadata is real (the context is alive), wherever it lives, and so
+        // are the generic arguments it stores (written once, when it was made).
+        let descriptor = CaptureDescriptor.of(metadata: metadata, map: map)
+        let layout = captureLayout(descriptor, context: base, trusted: true)
+        if let reason = layout.unreadReason {
+            limits.insert("closure contexts with captures of a type that cannot be resolved")
+            noteUnread(owner: index, in: "capture", why: reason)
+        }
         let isStorage = storageNames[UInt(bitPattern: base)] != nil
         for capture in layout.captures.reversed() {
             stack.append(
@@ -182,6 +210,7 @@ struct HeapWalker {
     /// (nothing found refers into them: references are addresses and labels).
     private mutating func drain() {
         while let work = stack.popLast() {
+            if let reason = work.plan.unreadReason { noteUnread(owner: work.owner, in: work.prefix, why: reason) }
             for step in work.plan.steps { perform(step, in: work) }
         }
         finish()
@@ -377,8 +406,13 @@ struct HeapWalker {
             guard !memory.copies || map.isImage(metadata, length: 24),
                 let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
             else { return }
-            let layout = CaptureLayout.of(metadata: metadataPointer, map: map)
-            if !layout.complete { limits.insert("closure contexts with captures of a type that cannot be resolved") }
+            let descriptor = CaptureDescriptor.of(metadata: metadataPointer, map: map)
+            guard let arguments = memory.read(context, count: descriptor.argumentBytes) else { return }
+            let layout = captureLayout(descriptor, context: arguments, trusted: false)
+            if let reason = layout.unreadReason {
+                limits.insert("closure contexts with captures of a type that cannot be resolved")
+                noteUnread(owner: work.owner, in: path, why: reason)
+            }
             guard !layout.captures.isEmpty,
                 let (base, owner, prefix) = enter(
                     storage: context, byteCount: layout.byteCount, type: "closure context", from: captureWork,
@@ -398,6 +432,27 @@ struct HeapWalker {
             reference(context, from: captureWork, label: "capture")
         }
         _ = path
+    }
+
+    /// The capture layout of one context (`context`: its first bytes, at least the descriptor's
+    /// `argumentBytes`). `trusted`: the context is held, so the generic arguments it stores are
+    /// real metadata; otherwise (a copy that may be stale) each is checked before the runtime
+    /// sees it.
+    private mutating func captureLayout(
+        _ descriptor: CaptureDescriptor, context: UnsafeRawPointer, trusted: Bool
+    ) -> CaptureLayout {
+        if let fixed = descriptor.fixedLayout { return fixed }
+        let map = self.map
+        return descriptor.layout(
+            context: context, read: { address, count in memory.readMetadata(address, count: count) },
+            isMetadata: { word in trusted ? map.readableBytes(at: word) >= 16 : memory.isUsableType(word) })
+    }
+
+    /// Records memory of `owner` that held references the walk could not type (`in`: where,
+    /// as a path; `why`: in words for the user). Their targets count as held from outside.
+    private mutating func noteUnread(owner: Int, in place: String, why: String) {
+        guard unreadSeen.insert(UnreadKey(owner: owner, why: why)).inserted else { return }
+        unread.append(UnreadReference(owner: owner, place: place.isEmpty ? "fields" : place, why: why))
     }
 
     /// A generic heap box (a `var` capture of a generic context): its value's type and offset are
@@ -421,6 +476,7 @@ struct HeapWalker {
         let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
         guard memory.isUsableType(boxed), let boxedType = UnsafeRawPointer(bitPattern: boxed) else {
             limits.insert("boxes whose type cannot be read")
+            noteUnread(owner: work.owner, in: path, why: "a box whose value's type cannot be checked")
             return
         }
         let type = unsafeBitCast(boxedType, to: Any.Type.self)
@@ -494,6 +550,7 @@ struct HeapWalker {
                 UnsafeRawPointer(bitPattern: payload)?.load(as: UInt.self) == typeWord
             else {
                 limits.insert("existential values of a type that cannot be checked")
+                noteUnread(owner: work.owner, in: path, why: "an existential value whose type cannot be checked")
                 return
             }
             memory.trust(type: typeWord)
@@ -536,7 +593,10 @@ struct HeapWalker {
         let count = header.load(fromByteOffset: CollectionLayout.arrayCountOffset, as: Int.self)
         guard count > 0 else { return }
         let plan = element.plan
-        if !plan.complete { limits.insert("elements of a type whose layout cannot be read") }
+        if let reason = plan.unreadReason {
+            limits.insert("elements of a type whose layout cannot be read")
+            noteUnread(owner: work.owner, in: "\(path)[…]", why: reason)
+        }
         guard !plan.steps.isEmpty else { return }
         let stride = max(1, element.stride)
         let alignment = Int(lg_type_flags(unsafeBitCast(element.type.type, to: UnsafeRawPointer.self)) & 0xFF) + 1

@@ -37,15 +37,22 @@ final class TypePlan: Sendable {
     }
 
     let steps: [Step]
-    /// False when part of the type could not be laid out (its references are then invisible).
-    let complete: Bool
+    /// Why part of the type could not be laid out (its references are then invisible), in words
+    /// for the user; nil when every part was.
+    let unreadReason: String?
+    /// False when part of the type could not be laid out.
+    var complete: Bool { unreadReason == nil }
     /// Whether the whole plan is one strong reference at offset 0 (arrays of class references:
     /// the hot loop of a walk).
     let isSingleReference: Bool
 
-    init(steps: [Step], complete: Bool) {
+    convenience init(steps: [Step], complete: Bool) {
+        self.init(steps: steps, unreadReason: complete ? nil : "a value whose layout cannot be read")
+    }
+
+    init(steps: [Step], unreadReason: String?) {
         self.steps = steps
-        self.complete = complete
+        self.unreadReason = unreadReason
         if steps.count == 1, case .strong(offset: 0, path: "") = steps[0] {
             isSingleReference = true
         } else {
@@ -63,7 +70,7 @@ final class TypePlan: Sendable {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var builder = Builder()
         builder.add(type, offset: 0, path: "", ownership: .strong, depth: 0)
-        let plan = TypePlan(steps: builder.steps, complete: builder.complete)
+        let plan = TypePlan(steps: builder.steps, unreadReason: builder.unreadReason)
         cache.withLock { $0[key] = plan }
         return plan
     }
@@ -75,14 +82,21 @@ final class TypePlan: Sendable {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var builder = Builder()
         builder.addFields(of: type, offset: 0, path: "", depth: 0)
-        let plan = TypePlan(steps: builder.steps, complete: builder.complete)
+        let plan = TypePlan(steps: builder.steps, unreadReason: builder.unreadReason)
         cache.withLock { $0[key] = plan }
         return plan
     }
 
     private struct Builder {
         var steps: [Step] = []
-        var complete = true
+        /// The first part left out, and why.
+        var unreadReason: String?
+
+        /// (A plain `String`: the reasons are built on failure paths only, and an autoclosure
+        /// here crashed the 6.3.1 optimiser's copy propagation in `addFields`.)
+        mutating func leaveOut(_ reason: String) {
+            if unreadReason == nil { unreadReason = reason }
+        }
 
         /// Value types nest at most this deep before the rest is left out (types nest, data
         /// does not: this bounds the plan, not the walk).
@@ -101,7 +115,7 @@ final class TypePlan: Sendable {
                 break
             }
             guard depth < Self.maximumDepth else {
-                complete = false
+                leaveOut("\(path): value types nested more than \(Self.maximumDepth) deep")
                 return
             }
             switch MetadataKind(of: type) {
@@ -109,7 +123,7 @@ final class TypePlan: Sendable {
                 steps.append(.strong(offset: offset, path: path))
             case .optional:
                 guard let wrapped = MetadataKind.optionalWrapped(type) else {
-                    complete = false
+                    leaveOut("\(path): an optional whose wrapped type cannot be read")
                     return
                 }
                 addOptional(type, wrapped: wrapped, offset: offset, path: path, depth: depth)
@@ -121,7 +135,7 @@ final class TypePlan: Sendable {
                 if let info = EnumInfo.of(type), info.hasPayloads {
                     steps.append(.enumeration(offset: offset, path: path, info: info))
                 } else if EnumInfo.of(type) == nil {
-                    complete = false
+                    leaveOut("\(path): an enum (\(displayTypeName(type))) whose payload types cannot be resolved")
                 }
             case .function:
                 if FunctionConvention(of: type) == .swift { steps.append(.closure(offset: offset, path: path)) }
@@ -129,7 +143,8 @@ final class TypePlan: Sendable {
                 switch ExistentialShape(of: type) {
                 case .classBound: steps.append(.strong(offset: offset, path: path))
                 case .opaque: steps.append(.existential(offset: offset, path: path))
-                case .error, .metatype, .unknown: complete = false
+                case .error: leaveOut("\(path): an `any Error` value (its box is not read)")
+                case .metatype, .unknown: leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
                 }
             case .other:
                 break
@@ -158,7 +173,7 @@ final class TypePlan: Sendable {
                 if let info = EnumInfo.of(type) {
                     steps.append(.enumeration(offset: offset, path: path, info: info))
                 } else {
-                    complete = false
+                    leaveOut("\(path): an optional (\(displayTypeName(type))) whose payload cannot be resolved")
                 }
             }
         }
@@ -175,7 +190,7 @@ final class TypePlan: Sendable {
             case .set(let element):
                 steps.append(.set(offset: offset, path: path, element: TypePlanBox(element)))
             case .unsupportedCollection:
-                complete = false
+                leaveOut("\(path): a collection (\(displayTypeName(type))) whose storage layout is not read")
             case .none:
                 addFields(of: type, offset: offset, path: path, depth: depth)
             }
@@ -202,13 +217,13 @@ final class TypePlan: Sendable {
                 return true
             }
             guard walked else {
-                complete = false
+                leaveOut("\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (no field metadata)")
                 return
             }
             if kind != .tuple && ownerships?.count != raw.count {
                 // The descriptor does not match the layout: strength cannot be known, so nothing
                 // found here may count as strong.
-                complete = false
+                leaveOut("\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (its field descriptor does not match its layout)")
                 return
             }
             for (index, field) in raw.enumerated() {
