@@ -469,9 +469,31 @@ struct HeapWalker {
             return
         }
         guard let header = memory.read(address, count: 16),
-            let metadata = memory.readMetadata(header.load(as: UInt.self), count: 24),
-            metadata.load(as: UInt.self) == 0x500
+            let metadata = memory.readMetadata(header.load(as: UInt.self), count: 24)
         else { return }
+        let metadataKind = metadata.load(as: UInt.self)
+        if metadataKind == 0x400 {
+            // A concrete box (a captured `var` of a non-generic type, when the context itself is
+            // not recorded): laid out by its capture descriptor, like a context, one capture.
+            // Its metadata is the compiler's, in an image (a stale copy's word is refused).
+            let metadataWord = header.load(as: UInt.self)
+            guard !memory.copies || map.isImage(metadataWord, length: 24),
+                let metadataPointer = UnsafeRawPointer(bitPattern: metadataWord)
+            else { return }
+            let layout = CaptureDescriptor.of(metadata: metadataPointer, map: map).fixedLayout
+            guard let layout, !layout.captures.isEmpty,
+                let (base, owner, prefix) = enter(
+                    storage: address, byteCount: layout.byteCount, type: "box", from: work, path: path)
+            else { return }
+            for capture in layout.captures.reversed() {
+                stack.append(
+                    Work(
+                        base: base + capture.offset, plan: capture.plan, owner: owner, prefix: prefix,
+                        origin: work.origin, closure: work.closure, hops: work.hops))
+            }
+            return
+        }
+        guard metadataKind == 0x500 else { return }
         let offset = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
         let boxed = metadata.load(fromByteOffset: 16, as: UInt.self)
         guard memory.isUsableType(boxed), let boxedType = UnsafeRawPointer(bitPattern: boxed) else {

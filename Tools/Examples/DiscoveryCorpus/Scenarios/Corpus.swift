@@ -134,7 +134,9 @@ private func pair(_ name: String) -> (Node, Node) {
 /// Every scenario of the corpus.
 public enum Corpus {
     /// The scenarios, in a stable order.
-    public static let all: [Scenario] = [
+    public static let all: [Scenario] = core + GenericCaptureScenarios.all
+
+    private static let core: [Scenario] = [
         // Shared storage: a copy of the storage kept elsewhere is an outside holder.
         Scenario(name: "array-cycle", expected: .leaked) {
             let (parent, child) = pair("array-cycle")

@@ -1,0 +1,151 @@
+import Foundation
+import LeakGraph
+
+// Closures made in generic code: their contexts store the generic arguments their captures'
+// layouts depend on. Each returns an escaping closure that keeps `value` (or more) alive.
+
+func retaining<T>(_ value: T) -> () -> Void {
+    { _ = value }
+}
+
+func retainingBoth<T, U>(_ first: T, _ second: U) -> () -> Void {
+    { _ = (first, second) }
+}
+
+func retainingAsync<T>(_ value: T) -> () async -> Void {
+    { _ = value }
+}
+
+func retainingPack<each T>(_ values: repeat each T) -> () -> Void {
+    { _ = (repeat each values) }
+}
+
+func retainingOpaque(_ value: some Hashable) -> () -> Void {
+    { _ = value }
+}
+
+/// A closure in a closure: the outer one is made in generic code and calls the inner one.
+func wrapping<T>(_ value: T, _ inner: @escaping () -> Void) -> () -> Void {
+    { _ = value; inner() }
+}
+
+/// RxSwift's shape: a protocol extension whose closure captures an optional closure of the
+/// protocol's associated type (`onNext: ((Element) -> Void)?`) after a class.
+protocol EventSource {
+    associatedtype Element
+}
+
+struct IntSource: EventSource {
+    typealias Element = Int
+}
+
+final class Tracker {}
+
+extension EventSource {
+    func subscribe(onNext: ((Element) -> Void)?) -> () -> Void {
+        let tracker = Tracker()
+        return { _ = tracker; _ = onNext }
+    }
+}
+
+/// Methods of a generic class: captures of `T` and of `self`, and a method generic of its own
+/// (a parameter of depth 1).
+final class Factory<T> {
+    let value: T
+    init(_ value: T) { self.value = value }
+    func make() -> () -> Void { { _ = (self.value, self) } }
+    func make<U>(with other: U) -> () -> Void { { _ = (self.value, other) } }
+}
+
+/// A struct generic over what it holds.
+struct Holding<T> {
+    var held: T
+    var count = 1
+}
+
+/// Weak inside generic code: nothing is kept.
+struct WeakRef<T: AnyObject> {
+    weak var target: T?
+}
+
+enum GenericCaptureScenarios {
+    static let all: [Scenario] = [
+        Scenario(name: "generic-capture-class", expected: .leaked) {
+            let node = Node(label: "generic-capture-class")
+            node.action = retaining(node)
+        },
+        Scenario(name: "generic-capture-closure", expected: .leaked) {
+            let node = Node(label: "generic-capture-closure")
+            node.action = retaining({ _ = node.children } as () -> Void)
+        },
+        Scenario(name: "generic-capture-existential", expected: .leaked) {
+            let node = Node(label: "generic-capture-existential")
+            node.action = retaining(node as Any)
+        },
+        Scenario(name: "generic-capture-optional", expected: .leaked) {
+            let node = Node(label: "generic-capture-optional")
+            node.action = retaining(Optional(node))
+        },
+        Scenario(name: "generic-capture-tuple", expected: .leaked) {
+            let node = Node(label: "generic-capture-tuple")
+            node.action = retaining((7, node))
+        },
+        Scenario(name: "generic-capture-struct-holding-class", expected: .leaked) {
+            let node = Node(label: "generic-capture-struct-holding-class")
+            node.action = retaining(Holding(held: node))
+        },
+        Scenario(name: "generic-capture-two-parameters", expected: .leaked) {
+            let node = Node(label: "generic-capture-two-parameters")
+            node.action = retainingBoth("text", node)
+        },
+        Scenario(name: "generic-capture-closure-in-closure", expected: .leaked) {
+            let node = Node(label: "generic-capture-closure-in-closure")
+            node.action = wrapping(1, retaining(node))
+        },
+        Scenario(name: "generic-capture-associated-type", expected: .leaked) {
+            let node = Node(label: "generic-capture-associated-type")
+            node.action = IntSource().subscribe(onNext: { _ in _ = node.children })
+        },
+        Scenario(name: "generic-capture-generic-class-method", expected: .leaked) {
+            let node = Node(label: "generic-capture-generic-class-method")
+            node.action = Factory(node).make()
+        },
+        Scenario(name: "generic-capture-method-generic-parameter", expected: .leaked) {
+            let node = Node(label: "generic-capture-method-generic-parameter")
+            node.action = Factory(1).make(with: node)
+        },
+        Scenario(name: "generic-capture-async-closure", expected: .leaked) {
+            let node = Node(label: "generic-capture-async-closure")
+            node.anything = retainingAsync(node)
+        },
+        // A parameter pack's metadata is a pack pointer and a shape count the runtime resolves
+        // only inside a real generic context: the capture is recorded as unread (said in every
+        // output), and the node counts as held from outside.
+        Scenario(name: "generic-capture-parameter-pack", expected: .retained) {
+            let node = Node(label: "generic-capture-parameter-pack")
+            node.action = retainingPack(1, node)
+        },
+        Scenario(name: "generic-capture-some-parameter", expected: .leaked) {
+            let node = Node(label: "generic-capture-some-parameter")
+            node.action = retainingOpaque(NodeKey(node: node))
+        },
+        Scenario(name: "generic-capture-weak", expected: .freed) {
+            let node = Node(label: "generic-capture-weak")
+            node.action = retaining(WeakRef(target: node))
+        },
+        Scenario(name: "generic-capture-kept-elsewhere", expected: .retained) {
+            let node = Node(label: "generic-capture-kept-elsewhere")
+            let action = retaining(node)
+            node.action = action
+            keptElsewhere.append(action)
+        },
+        Scenario(name: "closure-capturing-two-vars", expected: .leaked) {
+            var node = Node(label: "closure-capturing-two-vars")
+            var count = 0
+            node.action = {
+                count += 1
+                node = node.next ?? node
+            }
+        },
+    ]
+}
