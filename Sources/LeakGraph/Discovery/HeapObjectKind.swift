@@ -14,4 +14,23 @@ enum HeapObjectKind: Equatable {
         default: self = .other
         }
     }
+
+    /// Whether readable `metadata` is a Swift class's metadata: its kind word says class and its
+    /// nominal type descriptor, in a loaded image, says class too. (Generic classes' metadata is
+    /// made at run time; their descriptor is still the compiler's.)
+    static func isClassMetadata(_ metadata: UnsafeRawPointer, map: MemoryMap) -> Bool {
+        #if os(Linux)
+            let descriptionOffset = 40
+        #else
+            let descriptionOffset = 64
+        #endif
+        let address = UInt(bitPattern: metadata)
+        guard map.readableBytes(at: address) >= UInt(descriptionOffset + 8) else { return false }
+        let kind = metadata.load(as: UInt.self)
+        guard kind == 0 || kind >= 0x800 else { return false }
+        let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        guard descriptor % 4 == 0, map.isImage(descriptor, length: 4), let pointer = UnsafeRawPointer(bitPattern: descriptor)
+        else { return false }
+        return pointer.load(as: UInt32.self) & 0x1F == 16
+    }
 }

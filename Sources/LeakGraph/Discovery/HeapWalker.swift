@@ -216,10 +216,18 @@ struct HeapWalker {
         finish()
     }
 
-    private static func join(_ prefix: String, _ path: String) -> String {
+    /// The longest label a path gets, in UTF-8 bytes: a deeper path keeps its start and its end
+    /// around an ellipsis (`list.link.0.link.1…link.1.link.0`). Each label is built from its
+    /// parent's, so unbounded labels made a chain of n indirect links cost n² bytes of copying
+    /// (a 200,000-link list took over a minute).
+    static let maximumLabelLength = 160
+
+    static func join(_ prefix: String, _ path: String) -> String {
         if prefix.isEmpty { return path }
         if path.isEmpty { return prefix }
-        return prefix + "." + path
+        let joined = prefix + "." + path
+        guard joined.utf8.count > maximumLabelLength else { return joined }
+        return String(joined.prefix(48)) + "…" + String(joined.suffix(96))
     }
 
     private mutating func perform(_ step: TypePlan.Step, in work: Work) {
@@ -298,7 +306,12 @@ struct HeapWalker {
         guard kind == 0 || kind >= 0x800 else { return }  // a class instance
         let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
         let classKey = UInt(bitPattern: metadataPointer)
-        let walkable = walkableClasses[classKey] ?? Self.isWalkable(cls)
+        // Checked before the runtime names it: a word typed as a reference may hold a
+        // non-escaping closure's context, on the stack, whose first word is no class metadata
+        // (naming it trapped inside the runtime's demangler).
+        let walkable =
+            walkableClasses[classKey]
+            ?? (HeapObjectKind.isClassMetadata(metadataPointer, map: map) && Self.isWalkable(cls))
         walkableClasses[classKey] = walkable
         guard walkable else { return }
         let node = addNode(word, type: displayTypeName(cls))
@@ -402,8 +415,9 @@ struct HeapWalker {
         case 0x400:
             // A closure's context: its captures, laid out as its capture descriptor says. The
             // compiler emits a context's metadata in the image; a word naming any other address
-            // is not a context's (read from storage freed meanwhile, when copying).
-            guard !memory.copies || map.isImage(metadata, length: 24),
+            // is not a context's (read from storage freed meanwhile, or a non-escaping closure's
+            // context on the stack).
+            guard map.isImage(metadata, length: 24),
                 let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
             else { return }
             let descriptor = CaptureDescriptor.of(metadata: metadataPointer, map: map)

@@ -134,7 +134,7 @@ private func pair(_ name: String) -> (Node, Node) {
 /// Every scenario of the corpus.
 public enum Corpus {
     /// The scenarios, in a stable order.
-    public static let all: [Scenario] = core + GenericCaptureScenarios.all
+    public static let all: [Scenario] = core + GenericCaptureScenarios.all + HostileContextScenarios.all
 
     private static let core: [Scenario] = [
         // Shared storage: a copy of the storage kept elsewhere is an outside holder.

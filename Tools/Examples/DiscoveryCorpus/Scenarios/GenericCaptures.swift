@@ -149,3 +149,33 @@ enum GenericCaptureScenarios {
         },
     ]
 }
+
+/// Hostile contexts: a non-escaping closure's context lives on the stack, and its metadata is
+/// not one the runtime can name.
+enum HostileContextScenarios {
+    static let all: [Scenario] = [
+        Scenario(name: "non-escaping-context-walked", expected: .freed) {
+            let node = Node(label: "non-escaping-context-walked")
+            let other = Node(label: "non-escaping-context-walked")
+            func body(_ action: () -> Void) {
+                withoutActuallyEscaping(action) { escapable in
+                    node.action = escapable
+                    _ = LeakDetector.analyze(LeakGraph.snapshot())
+                    node.action = nil
+                }
+            }
+            body { _ = other.children; _ = node.next }
+        },
+        Scenario(name: "deep-indirect-enum-labels", expected: .leaked) {
+            let node = Node(label: "deep-indirect-enum-labels")
+            var list = NodeList.end
+            for _ in 0..<50_000 { list = .link(nil, list) }
+            list = .link(node, list)
+            // The reference to the node is at the end of the chain: its label is the whole path.
+            var tail = NodeList.link(node, .end)
+            for _ in 0..<200_000 { tail = .link(nil, tail) }
+            node.list = tail
+            _ = list
+        },
+    ]
+}
