@@ -82,11 +82,17 @@ public struct LeakGraphDump: Sendable {
     /// The analysis as written, as the core's ``LeakReport`` (objects reported finished but
     /// still held are not part of the format and are recomputed from the objects' states).
     public var report: LeakReport {
-        LeakReport(
+        var report = LeakReport(
             cycles: cycles, leakedObjectIDs: leakedObjectIDs, unknownOwners: unknownOwners,
             finishedButHeld: snapshot.objects.filter { $0.state.isFinished }.map(\.id), neverFinished: neverFinished,
             canNeverFinish: canNeverFinish)
+        report.possibleLeaks = possibleLeaks
+        return report
     }
+
+    /// Retained cycles that only references the writing process could not read may hold (see
+    /// ``LeakReport/possibleLeaks``); recomputed from the objects' `unread` records.
+    public var possibleLeaks: [PossibleLeak] = []
 
     /// Reads and validates the dump at `path`.
     ///
@@ -157,6 +163,8 @@ public struct LeakGraphDump: Sendable {
         snapshot = GraphSnapshot(objects: [], edges: [], stacks: contents.stacks, time: contents.time)
         snapshot.objects = contents.objectsAscending ? contents.objects : contents.objects.sorted { $0.id < $1.id }
         snapshot.edges = contents.edges
+        snapshot.unreadReferences =
+            contents.objectsAscending ? contents.unread : contents.unread.sorted { $0.object < $1.object }
         processID = contents.processID
         summary = contents.summary
         neverFinished = contents.neverFinished
@@ -171,6 +179,12 @@ public struct LeakGraphDump: Sendable {
             let report = LeakDetector.analyze(snapshot)
             cycles = report.cycles
             leakedObjectIDs = report.leakedObjectIDs
+            unknownOwners = report.unknownOwners
+        }
+        if !snapshot.unreadReferences.isEmpty {
+            var report = LeakReport(cycles: cycles, leakedObjectIDs: leakedObjectIDs, unknownOwners: unknownOwners)
+            LeakDetector.addUnreadReach(to: &report, in: snapshot)
+            possibleLeaks = report.possibleLeaks
             unknownOwners = report.unknownOwners
         }
         progress?(1)
@@ -272,6 +286,8 @@ private struct DumpContents {
     var processID: Int32?
     var time = 0.0
     var objects: [ObjectInfo] = []
+    /// The objects' `unread` records, in the objects' order.
+    var unread: [UnreadReferenceInfo] = []
     /// Ids of objects written with `"leaked": true`.
     var leakedFlags: [UInt64] = []
     /// `leakedFlags` as a set, when the objects worker made it (off the reader's path).
@@ -441,7 +457,7 @@ private struct DumpLocation {
 
 /// The kinds of record in a dump, each with its field table.
 private enum DumpRecord {
-    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount
+    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount, unread
 
     var fields: DumpFieldTable {
         switch self {
@@ -455,6 +471,7 @@ private enum DumpRecord {
         case .step: DumpFields.step.table
         case .holder: DumpFields.holder.table
         case .owner: DumpFields.owner.table
+        case .unread: DumpFields.unread.table
         }
     }
 }
@@ -470,6 +487,7 @@ private enum DumpFields {
     static let step = DumpRecordFields<DumpSchema.Step>()
     static let holder = DumpRecordFields<DumpSchema.Holder>()
     static let owner = DumpRecordFields<DumpSchema.Owner>()
+    static let unread = DumpRecordFields<DumpSchema.Unread>()
     static let summary = DumpRecordFields<DumpSchema.Summary>()
     static let typeCount = DumpRecordFields<DumpSchema.TypeCount>()
     static let kinds = DumpFieldTable(EdgeKind.allCases.map(\.rawValue))
@@ -678,6 +696,7 @@ private struct DumpReader {
                 switch worker.value {
                 case .success(let objects):
                     contents.objects = objects.objects
+                    contents.unread = objects.unread
                     contents.leakedFlags = objects.leakedFlags
                     contents.leakedSet = objects.leakedSet
                     contents.objectsAscending = objects.ascending
@@ -797,7 +816,7 @@ private struct DumpReader {
         // The set of leaked ids is made here too: this thread finishes before the reader does.
         return .success(
             ParsedObjects(
-                objects: reader.contents.objects, leakedFlags: reader.contents.leakedFlags,
+                objects: reader.contents.objects, unread: reader.contents.unread, leakedFlags: reader.contents.leakedFlags,
                 leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
     }
 
@@ -877,6 +896,7 @@ private struct DumpReader {
         var scope: UInt32 = 0
         var leaked = false
         var processWide = false
+        var unread: [UnreadReferenceInfo] = []
         do throws(DumpParseError) {
             try parser.beginObject()
             var first = true
@@ -908,6 +928,7 @@ private struct DumpReader {
                     }
                 case .leaked?: leaked = try parser.null() ? false : try parser.bool()
                 case .processWide?: processWide = try parser.null() ? false : try parser.bool()
+                case .unread?: if try !parser.null() { unread = try readUnread() }
                 default: try parser.skipValue()
                 }
             }
@@ -916,6 +937,8 @@ private struct DumpReader {
         }
         location.field = -1
         guard let id else { throw missing("id") }
+        for index in unread.indices { unread[index].object = id }
+        contents.unread += unread
         guard let type else { throw missing("type") }
         if let retainCount, retainCount < 0 || retainCount > Self.maximumRetainCount {
             throw invalid(".strongRetainCount is \(retainCount), outside 0…\(Self.maximumRetainCount)")
@@ -927,6 +950,35 @@ private struct DumpReader {
         object.isRecordedProcessWide = processWide
         contents.objects.append(object)
         if leaked { contents.leakedFlags.append(id) }
+    }
+
+    /// An object's `unread` records (their `object` is filled in by the caller).
+    private mutating func readUnread() throws(DumpParseError) -> [UnreadReferenceInfo] {
+        try parser.beginArray()
+        var records: [UnreadReferenceInfo] = []
+        var first = true
+        while try parser.nextElement(first: &first) {
+            location.innerIndex = records.count
+            location.innerRecord = .unread
+            var place: String?
+            var why: String?
+            try parser.beginObject()
+            var firstField = true
+            var hint = 0
+            while let field = try parser.nextField(DumpFields.unread.table, first: &firstField, hint: hint) {
+                hint = field + 1
+                location.innerField = field
+                switch DumpFields.unread.field(field) {
+                case .in?: place = try parser.string()
+                case .why?: why = try parser.string()
+                default: try parser.skipValue()
+                }
+            }
+            location.innerField = -1
+            records.append(UnreadReferenceInfo(object: 0, place: place ?? "?", why: why ?? "?"))
+        }
+        location.innerIndex = -1
+        return records
     }
 
     private mutating func readEdge() throws(Failure) {
@@ -1285,6 +1337,7 @@ private struct SendableBytes: @unchecked Sendable {
 /// The `objects` section of a dump, as the thread that read it hands it over.
 private struct ParsedObjects: Sendable {
     var objects: [ObjectInfo]
+    var unread: [UnreadReferenceInfo]
     var leakedFlags: [UInt64]
     var leakedSet: Set<UInt64>
     var ascending: Bool

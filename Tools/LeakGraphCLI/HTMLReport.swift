@@ -35,6 +35,7 @@ struct HTMLReport {
         page += verdicts()
         page += summaryTable()
         page += leakedCycles()
+        page += possibleLeaks()
         page += retainedCycles()
         page += objectTable(
             "Objects with unknown owners", summary.unknownOwners, extra: ("unexplained", { "\($0.unexplained ?? 0)" }))
@@ -79,12 +80,16 @@ struct HTMLReport {
             ? "<p class=\"verdict leaked\">Leaks found</p>"
             : summary.trackingOff
                 ? "<p class=\"verdict unchecked\">Nothing was checked: tracking was off in the process that wrote this dump</p>"
-                : "<p class=\"verdict clean\">No leaks</p>"
+                : !summary.possibleLeaks.isEmpty
+                    ? "<p class=\"verdict unchecked\">No certain leak, but \(summary.possibleLeaks.count) possible leak(s): "
+                        + "cycles held only by references LeakGraph could not read</p>"
+                    : "<p class=\"verdict clean\">No leaks</p>"
         var rows: [(String, String)] = [
             ("Objects", "\(summary.objectCount)"), ("Edges", "\(summary.edgeCount)"),
             ("Leaked objects", "\(summary.leakedObjectCount)"),
             ("Leaked cycles", "\(cycles) (\(summary.leakedCycles.count) signature(s))"),
             ("Retained cycles", "\(summary.retainedCycles.count)"),
+            ("Possible leaks (held only by references LeakGraph could not read)", "\(summary.possibleLeaks.count)"),
             ("Objects with unknown owners", "\(summary.unknownOwners.count)"),
             ("Finished but still alive", "\(summary.finishedButHeld.count)"),
             ("Can never finish", "\(summary.canNeverFinish.count)"),
@@ -155,6 +160,20 @@ struct HTMLReport {
     static func uniqueIDs(_ svg: String, prefix: String) -> String {
         svg.replacingOccurrences(of: " id=\"", with: " id=\"\(prefix)")
             .replacingOccurrences(of: "href=\"#", with: "href=\"#\(prefix)")
+    }
+
+    /// Retained cycles only unread memory may hold: shown whenever there are any.
+    private func possibleLeaks() -> String {
+        guard !summary.possibleLeaks.isEmpty else { return "" }
+        var out = "<h2>Possible leaks</h2>\n<p>Retained cycles held only by references the graph does not show, "
+        out += "that reach memory LeakGraph could not read: if those are their holders, they are leaked.</p>\n"
+        out += "<table>\n<tr><th>loop</th><th>where LeakGraph could not read</th></tr>\n"
+        for leak in summary.possibleLeaks.prefix(rows) {
+            out += "<tr><td><code>\(esc(leak.loop))</code><br>\(esc(leak.verdict))</td>"
+            out += "<td>\(leak.unread.map(esc).joined(separator: "<br>"))</td></tr>\n"
+        }
+        out += "</table>\n"
+        return out + more(summary.possibleLeaks.count)
     }
 
     private func retainedCycles() -> String {

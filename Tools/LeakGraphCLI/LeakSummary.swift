@@ -50,8 +50,32 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var leaked: Bool
     }
 
+    /// Retained cycles that only references LeakGraph could not read may hold.
+    package var possibleLeaks: [PossibleLeakEntry] = []
+
     /// Whether anything leaked.
     package var hasLeaks: Bool { leakedObjectCount > 0 || !leakedCycles.isEmpty }
+
+    /// The exit status of `report` and `run` for this summary.
+    package var exitStatus: ExitStatus {
+        if hasLeaks { return .leaksFound }
+        if trackingOff { return .notChecked }
+        return possibleLeaks.isEmpty ? .clean : .possibleLeaks
+    }
+
+    /// A retained cycle only unread memory may hold.
+    package struct PossibleLeakEntry: Sendable, Hashable, Codable {
+        /// The loop.
+        package var loop: String
+        /// Member ids.
+        package var objects: [UInt64]
+        /// The references the graph does not show that hold its members.
+        package var unexplained: Int
+        /// The sentence the reports print.
+        package var verdict: String
+        /// Where LeakGraph could not read: `Type #id, place: why`.
+        package var unread: [String]
+    }
 
     /// Leaked cycles with the same signature.
     package struct CycleGroup: Sendable, Hashable, Codable {
@@ -112,6 +136,9 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var state: String?
         /// Unexplained references, for unknown owners.
         package var unexplained: Int?
+        /// For unknown owners: whether it, or an object it reaches, held references LeakGraph
+        /// could not read (one of its unexplained holders may be hidden there).
+        package var reachesUnreadMemory: Bool? = nil
         /// The first user-code frame of its allocation stack.
         package var site: String?
         /// Its whole allocation stack, innermost first.

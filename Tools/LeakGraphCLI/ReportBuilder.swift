@@ -79,10 +79,21 @@ package enum ReportBuilder {
             file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,
             edgeCount: snapshot.edges.count, liveObjectCount: partial,
             leakedObjectCount: dump.leakedObjectIDs.count, leakedCycles: leakedCycles, retainedCycles: retainedCycles,
-            unknownOwners: loaded.analysis.unknownOwners.map { entry($0.object, unexplained: $0.unexplained) },
+            unknownOwners: loaded.analysis.unknownOwners.map { owner in
+                var object = entry(owner.object, unexplained: owner.unexplained)
+                if owner.reachesUnreadMemory { object.reachesUnreadMemory = true }
+                return object
+            },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
         summary.trackingOff = dump.summary?.trackingOff ?? false
+        summary.possibleLeaks = dump.possibleLeaks.map { leak in
+            let cycle = dump.cycles[leak.cycle]
+            return LeakSummary.PossibleLeakEntry(
+                loop: cycle.loopDescription, objects: cycle.objects, unexplained: leak.unexplained,
+                verdict: LeakTrace.possibleLeakSentence(leak, cycle: cycle, snapshot),
+                unread: leak.unread.map { "\(entry($0.object).displayName), \($0.place): \($0.why)" })
+        }
         summary.canNeverFinish = loaded.analysis.canNeverFinish.map { entry($0) }
         summary.neverFinished = loaded.analysis.neverFinished.map { entry($0) }
         return summary

@@ -5,7 +5,8 @@ import LeakGraph
 /// `leakgraph report <dump.json>`: what leaked, what is held, and where it was allocated.
 ///
 /// Exit status 1 when the dump has leaks, 0 when not, 2 when it cannot be read, 3 when tracking
-/// was off in the process that wrote it (nothing was checked).
+/// was off in the process that wrote it (nothing was checked), 4 when it has no certain leak but
+/// a possible one (a cycle only unread memory may hold).
 package struct ReportCommand: ToolCommand {
     /// The command's name and help.
     package static let configuration = CommandConfiguration(
@@ -13,7 +14,8 @@ package struct ReportCommand: ToolCommand {
         abstract: "Report leaked and retained cycles, unknown owners, top types and allocation sites.",
         discussion: """
             Exit status: 0 no leaks, 1 leaks found, 2 bad usage or unreadable input, \
-            3 nothing checked (tracking was off in the process that wrote the dump).
+            3 nothing checked (tracking was off in the process that wrote the dump), \
+            4 no certain leak but a possible one (a cycle held only by references LeakGraph could not read).
             """
     )
 
@@ -70,7 +72,7 @@ package struct ReportCommand: ToolCommand {
         case .json: output = JSONOutput.encode(summary)
         }
         OffThreadRelease.release(consume loaded)
-        return (output, summary.hasLeaks ? .leaksFound : summary.trackingOff ? .notChecked : .clean)
+        return (output, summary.exitStatus)
     }
 }
 

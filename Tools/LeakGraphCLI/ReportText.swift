@@ -28,6 +28,9 @@ package enum ReportText {
             out += "LEAKED: \(cycleCount) cycle\(plural(cycleCount)) (\(summary.leakedCycles.count) signature"
             out += "\(plural(summary.leakedCycles.count))), \(summary.leakedObjectCount) object"
             out += "\(plural(summary.leakedObjectCount))\n"
+        } else if !summary.possibleLeaks.isEmpty {
+            out += "No certain leak, but \(summary.possibleLeaks.count) possible leak"
+            out += "\(plural(summary.possibleLeaks.count)): cycles held only by references LeakGraph could not read.\n"
         } else if summary.trackingOff {
             out += "Nothing was checked: tracking was off in the process that wrote this dump "
             out += "(LEAKGRAPH=off or the LeakGraphDisabled trait).\n"
@@ -52,6 +55,15 @@ package enum ReportText {
             out += more(summary.leakedCycles.count, limit, "signature")
         }
 
+        if !summary.possibleLeaks.isEmpty {
+            out += "\nPossible leaks (retained cycles held only by references LeakGraph could not read): "
+            out += "\(summary.possibleLeaks.count)\n"
+            for leak in summary.possibleLeaks.prefix(limit) {
+                out += "  \(leak.loop)\n      \(leak.verdict)\n"
+            }
+            out += more(summary.possibleLeaks.count, limit, "cycle")
+        }
+
         out += "\nRetained cycles (alive, held from outside): \(summary.retainedCycles.count)\n"
         for cycle in summary.retainedCycles.prefix(limit) {
             out += "  \(cycle.loop)\n"
@@ -72,6 +84,7 @@ package enum ReportText {
         out += "\nObjects with unknown owners: \(summary.unknownOwners.count)\n"
         for object in summary.unknownOwners.prefix(limit) {
             out += "  \(object.displayName): \(object.unexplained ?? 0) unexplained reference(s)"
+            if object.reachesUnreadMemory == true { out += " (it reaches memory LeakGraph could not read)" }
             out += object.site.map { ", allocated at \($0)" } ?? ""
             out += "\n"
         }

@@ -16,7 +16,8 @@ package struct RunCommand: ToolCommand {
         discussion: """
             Example: leakgraph run -- .build/debug/my-tool --flag
             Exit status: 0 no leaks, 1 leaks found, 2 bad usage, the program could not be started, \
-            or it wrote no readable dump (is LeakGraph linked in, and did it exit normally?).
+            or it wrote no readable dump (is LeakGraph linked in, and did it exit normally?), \
+            3 nothing checked (tracking was off), 4 no certain leak but a possible one.
             """
     )
 

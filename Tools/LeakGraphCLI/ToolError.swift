@@ -50,4 +50,8 @@ package enum ExitStatus: Int32, Sendable {
     /// (`LEAKGRAPH=off`, the `LeakGraphDisabled` trait: never on in that process), so an
     /// empty dump is no evidence of no leaks (`report`, `run`, and `diff` for the later dump).
     case notChecked = 3
+    /// No certain leak, but a possible one (`report`, `run`): a retained cycle held only by
+    /// references the graph does not show that reaches memory LeakGraph could not read (see
+    /// `PossibleLeak`). Not "clean": the check could not decide.
+    case possibleLeaks = 4
 }

@@ -27,7 +27,13 @@ package enum DumpSchema {
 
     /// The fields of an entry of `objects`.
     package enum Object: String, DumpField {
-        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive
+        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive, unread
+    }
+
+    /// The fields of an entry of an object's `unread` (written only for objects whose memory held
+    /// references discovery could not type).
+    package enum Unread: String, DumpField {
+        case `in`, why
     }
 
     /// The fields of an entry of `edges`.

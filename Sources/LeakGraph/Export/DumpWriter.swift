@@ -148,9 +148,15 @@ enum DumpAtExit {
                 summary.contents == .full
                 ? "every object"
                 : "\(summary.writtenObjects) of \(summary.liveObjects) objects: the cycles and what they hold; LEAKGRAPH_DUMP=full for all"
+            // A cycle only unread memory may hold is said, never folded into "retained".
+            let possible =
+                report.possibleLeaks.isEmpty
+                ? ""
+                : " (\(report.possibleLeaks.count) of them possible leak(s): held only by references the graph does "
+                    + "not show, and reaching memory LeakGraph could not read; `leakgraph report` says where)"
             warn(
                 "\(live), \(leakedCount) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
-                    + "\(retainedCount) retained cycle(s); wrote \(files.json) (\(written)), \(files.dot)")
+                    + "\(retainedCount) retained cycle(s)\(possible); wrote \(files.json) (\(written)), \(files.dot)")
         } catch {
             warn(error.description)
         }

@@ -8,7 +8,7 @@ import Foundation
 ///  "summary": {"contents", "liveObjects", "liveEdges", "writtenObjects", "writtenEdges",
 ///              "types": [{"type", "count", "leaked"}], "trackingOff"}   (dumps written by `writeDump` and at exit)
 ///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide",
-///               "keepsAlive"}],
+///               "keepsAlive", "unread": [{"in", "why"}]}],   ("unread" only where discovery could not read)
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
@@ -118,6 +118,10 @@ public enum JSONExporter {
         let dominators = Dominators(snapshot, report: report, listsKeptObjects: false)
         // Each record of the big sections on a line of its own, for line-based tools.
         let objects = snapshot.objects
+        let unreadKeys = DumpRecordKeys<DumpSchema.Unread>()
+        // Both in id order: one cursor walks the unread records along the objects.
+        let unread = snapshot.unreadReferences
+        var unreadCursor = 0
         out.section(Top.objects, count: objects.count, keys: objectKeys) { index, field, out in
             switch field {
             case .id: out.int(objects[index].id)
@@ -131,6 +135,24 @@ public enum JSONExporter {
             case .leaked: out.bool(dominators.isLeaked(objectAt: index))
             case .processWide: out.bool(objects[index].isRecordedProcessWide)
             case .keepsAlive: out.int(dominators.keepsAlive(ofObjectAt: index))
+            case .unread:
+                let id = objects[index].id
+                while unreadCursor < unread.count && unread[unreadCursor].object < id { unreadCursor += 1 }
+                var end = unreadCursor
+                while end < unread.count && unread[end].object == id { end += 1 }
+                guard end > unreadCursor else {
+                    out.omitField()
+                    return
+                }
+                out.array(Array(unread[unreadCursor..<end])) { record, out in
+                    out.record(record, keys: unreadKeys) { record, field, out in
+                        switch field {
+                        case .in: out.string(record.place)
+                        case .why: out.string(record.why)
+                        }
+                    }
+                }
+                unreadCursor = end
             }
         }
         out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in

@@ -13,6 +13,14 @@ struct JSONWriter {
     /// Where full chunks go when writing in pieces (see ``init(chunkSize:flush:)``).
     private let flush: ((UnsafeRawBufferPointer) -> Void)?
     private let chunkSize: Int
+    /// Set by ``omitField()`` while a record's field is written.
+    private var omitting = false
+
+    /// Leaves out the field being written, key and all (a sparse field: most records have
+    /// nothing there). Not for a record's first field (the next key starts with a comma).
+    mutating func omitField() {
+        omitting = true
+    }
 
     /// The text written so far (a copy).
     var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
@@ -209,8 +217,14 @@ struct JSONWriter {
             var start = 0
             for index in keys.fields.indices {
                 let end = keys.ends[index]
+                let mark = count
                 put(UnsafeBufferPointer(rebasing: text[start..<end]))
                 value(record, keys.fields[index], &self)
+                if omitting {
+                    // The field has nothing to say: its key goes too (never flushed mid-record).
+                    count = mark
+                    omitting = false
+                }
                 start = end
             }
         }

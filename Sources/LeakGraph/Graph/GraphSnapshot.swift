@@ -23,6 +23,11 @@ public struct GraphSnapshot: Sendable, Hashable {
     /// outside, so they can make a verdict "retained", never "leaked". Empty when nothing was
     /// hidden.
     public var discoveryLimits: [String] = []
+    /// Objects whose memory held references discovery could not type, where and why, in object
+    /// id order (one record per object and reason). What those references hold counts as held
+    /// from outside; ``LeakReport/possibleLeaks`` names the cycles that could be leaked if
+    /// they were read.
+    public var unreadReferences: [UnreadReferenceInfo] = []
 
     /// Creates a snapshot from parts (tests and tools build graphs this way).
     public init(objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo] = [], time: Double = 0) {
@@ -197,4 +202,29 @@ public struct StackInfo: Sendable, Hashable, Codable {
 
     /// Whether the frames still have to be resolved.
     public var needsSymbolication: Bool { frames.isEmpty && !addresses.isEmpty }
+}
+
+/// Memory of one object that held references discovery could not type (see
+/// ``GraphSnapshot/unreadReferences``).
+///
+/// ```swift
+/// for unread in LeakGraph.snapshot().unreadReferences {
+///     print("#\(unread.object) \(unread.place): \(unread.why)")
+///     // #12 capture: a capture whose type depends on a generic parameter the context does not store
+/// }
+/// ```
+public struct UnreadReferenceInfo: Sendable, Hashable, Codable {
+    /// The object's id.
+    public var object: UInt64
+    /// Where in the object: a field path (`capture`, `handlers[…]`), or `fields`.
+    public var place: String
+    /// Why it could not be read, in words for the user.
+    public var why: String
+
+    /// Creates a record.
+    public init(object: UInt64, place: String, why: String) {
+        self.object = object
+        self.place = place
+        self.why = why
+    }
 }

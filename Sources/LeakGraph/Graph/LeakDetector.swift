@@ -27,7 +27,27 @@ public enum LeakDetector {
         var report = Verdicts(snapshot: snapshot, graph: graph, components: components).report()
         (report.neverFinished, report.canNeverFinish) = LifecycleAnalysis.activeObjects(
             in: snapshot, leaked: report.leakedObjectIDs, disposalLabels: disposalLabels)
+        addUnreadReach(to: &report, in: snapshot, graph: graph)
         return report
+    }
+
+    /// Fills `report`'s ``LeakReport/possibleLeaks`` and marks the unknown owners that reach
+    /// memory discovery could not read: for a report read back from a dump, which ``analyze``
+    /// did not make. Nothing to do (and no cost) when the snapshot has no unread records.
+    public static func addUnreadReach(to report: inout LeakReport, in snapshot: GraphSnapshot) {
+        guard !snapshot.unreadReferences.isEmpty else { return }
+        addUnreadReach(to: &report, in: snapshot, graph: StrongGraph(snapshot))
+    }
+
+    private static func addUnreadReach(to report: inout LeakReport, in snapshot: GraphSnapshot, graph: StrongGraph) {
+        guard !snapshot.unreadReferences.isEmpty else { return }
+        let nearest = UnreadReach.nearestUnread(snapshot, graph: graph)
+        report.possibleLeaks = UnreadReach.possibleLeaks(snapshot, report: report, nearest: nearest)
+        let index = NodeIndex(snapshot.objects)
+        for position in report.unknownOwners.indices {
+            let node = index.node(of: report.unknownOwners[position].object)
+            if node >= 0, nearest[node] >= 0 { report.unknownOwners[position].reachesUnreadMemory = true }
+        }
     }
 }
 

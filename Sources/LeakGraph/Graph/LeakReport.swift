@@ -21,6 +21,9 @@ public struct LeakReport: Sendable, Hashable {
     /// leak even while a bag, a scheduler or a timer holds it (see ``LifecycleAnalysis``).
     /// Ascending; leaked objects are not listed.
     public var canNeverFinish: [UInt64] = []
+    /// Retained cycles that only references LeakGraph could not read may be holding: leaked if
+    /// those are the references their retain counts do not explain (see ``PossibleLeak``).
+    public var possibleLeaks: [PossibleLeak] = []
 
     /// The leaked cycles.
     public var leakedCycles: [Cycle] { cycles.filter(\.leaked) }
@@ -115,6 +118,14 @@ public struct UnknownOwner: Sendable, Hashable, Codable {
     public var object: UInt64
     /// Its retain count minus its known strong in-edges.
     public var unexplained: Int
+    /// Whether it (or an object it reaches) held references LeakGraph could not read: one of its
+    /// unexplained holders may be hidden there, closing a cycle the graph does not show.
+    public var reachesUnreadMemory = false
+
+    // `reachesUnreadMemory` is not coded: data coded before it existed still decodes.
+    private enum CodingKeys: String, CodingKey {
+        case object, unexplained
+    }
 
     /// Creates a description.
     public init(object: UInt64, unexplained: Int) {

@@ -308,6 +308,7 @@ enum Snapshotter {
         var objects: [ObjectInfo] = []
         objects.reserveCapacity(held.count)
         var discoveryLimits: [String] = []
+        var unreadReferences: [UnreadReferenceInfo] = []
         for (index, object) in held.enumerated() {
             let count = retainCounts[index]
             var info = ObjectInfo(
@@ -359,7 +360,9 @@ enum Snapshotter {
             // freed before the merge, the snapshot's highest point of memory.
             let trackedCount = held.count
             held = []
-            let (nodes, references) = usefulNodes(walker.nodes, walker.found, trackedCount: trackedCount)
+            var unread = walker.unread
+            let (nodes, references) = usefulNodes(
+                walker.nodes, walker.found, unread: &unread, trackedCount: trackedCount)
             for node in nodes {
                 var info = ObjectInfo(
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
@@ -369,6 +372,9 @@ enum Snapshotter {
                 retainCounts.append(node.retainCount)
             }
             discoveryLimits = walker.limits.sorted()
+            unreadReferences = unread.map {
+                UnreadReferenceInfo(object: objects[$0.owner].id, place: $0.place, why: $0.why)
+            }.sorted { ($0.object, $0.place) < ($1.object, $1.place) }
             merged = merge(references, declared: rawEdges, objects: objects, trackedCount: trackedCount)
         }
         // Declared edges first, then what the walk added, made at their final size (a million
@@ -392,8 +398,10 @@ enum Snapshotter {
             objects.removeAll { onlyHeldByLeakGraph.contains($0.id) }
             edges.removeAll { onlyHeldByLeakGraph.contains($0.from) || onlyHeldByLeakGraph.contains($0.to) }
         }
+        if !onlyHeldByLeakGraph.isEmpty { unreadReferences.removeAll { onlyHeldByLeakGraph.contains($0.object) } }
         var snapshot = GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
         snapshot.discoveryLimits = discoveryLimits
+        snapshot.unreadReferences = unreadReferences
         return (snapshot, heldAddresses, listing)
     }
 
@@ -547,12 +555,21 @@ enum Snapshotter {
     /// such nodes): storage and untracked objects that hold nothing tracked are left out of the
     /// graph. Returns the kept nodes and the references, renumbered.
     private static func usefulNodes(
-        _ nodes: [DiscoveredNode], _ found: [DiscoveredReference], trackedCount: Int
+        _ nodes: [DiscoveredNode], _ found: [DiscoveredReference], unread: inout [UnreadReference], trackedCount: Int
     ) -> ([DiscoveredNode], [DiscoveredReference]) {
         guard !nodes.isEmpty else { return ([], found) }
         var useful = [Bool](repeating: false, count: nodes.count)
         var predecessors = [[Int]](repeating: [], count: nodes.count)
         var queue: [Int] = []
+        // A node whose memory held references the walk could not read may lead to a tracked
+        // object through them: kept, so that the reports can say so.
+        for record in unread where record.owner >= trackedCount {
+            let node = record.owner - trackedCount
+            if !useful[node] {
+                useful[node] = true
+                queue.append(node)
+            }
+        }
         for reference in found where reference.from >= trackedCount {
             let node = reference.from - trackedCount
             switch reference.to {
@@ -593,6 +610,10 @@ enum Snapshotter {
             return DiscoveredReference(
                 from: from, to: to, kind: reference.kind, label: reference.label, origin: reference.origin,
                 closureAddress: reference.closureAddress)
+        }
+        unread = unread.map {
+            guard $0.owner >= trackedCount else { return $0 }
+            return UnreadReference(owner: trackedCount + renumbered[$0.owner - trackedCount], place: $0.place, why: $0.why)
         }
         return (kept, references)
     }

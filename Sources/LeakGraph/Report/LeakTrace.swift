@@ -38,8 +38,14 @@ public enum LeakTrace {
                     + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
                     + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
         }
-        for cycle in cycles where !cycle.leaked {
-            lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+        let possible = Dictionary(report.possibleLeaks.map { ($0.cycle, $0) }) { first, _ in first }
+        for (position, cycle) in report.cycles.enumerated() where !cycle.leaked && cycle.objects.contains(where: relevant) {
+            if let leak = possible[position] {
+                lines.append("Possible leak (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+                lines.append("  " + possibleLeakSentence(leak, cycle: cycle, snapshot))
+            } else {
+                lines.append("Retained cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            }
             if cycle.unexplainedHolders.isEmpty {
                 lines.append(
                     "  (found leaked by one look at the graph and not confirmed by a second: it changed while it was read)"
@@ -69,6 +75,7 @@ public enum LeakTrace {
             for owner in unknown.prefix(20) {
                 lines.append(
                     "  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)"
+                        + (owner.reachesUnreadMemory ? " (it reaches memory LeakGraph could not read)" : "")
                         + site(owner.object, snapshot))
             }
             if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }
@@ -100,6 +107,15 @@ public enum LeakTrace {
                     + "say retained where it is leaked): " + snapshot.discoveryLimits.joined(separator: "; ") + ".")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `possible leak: A —x→ B —y→ A is held only by 1 reference(s) LeakGraph could not read
+    /// (context of closure #1 in f() #12, capture: …)` — why a retained cycle may be leaked.
+    public static func possibleLeakSentence(_ leak: PossibleLeak, cycle: Cycle, _ snapshot: GraphSnapshot) -> String {
+        let places = leak.unread.map { "\(name($0.object, snapshot)), \($0.place): \($0.why)" }
+        return "possible leak: \(cycle.loopDescription) is held only by \(leak.unexplained) reference(s) the graph "
+            + "does not show, and it reaches memory LeakGraph could not read (" + places.joined(separator: "; ")
+            + "); if those are its holders, it is leaked"
     }
 
     /// The edge whose removal frees a leaked cycle, and the usual way to remove it.
