@@ -181,7 +181,9 @@ public struct LeakGraphDump: Sendable {
             leakedObjectIDs = report.leakedObjectIDs
             unknownOwners = report.unknownOwners
         }
-        if !snapshot.unreadReferences.isEmpty {
+        if let written = contents.possibleLeaks {
+            possibleLeaks = written
+        } else if !snapshot.unreadReferences.isEmpty {
             var report = LeakReport(cycles: cycles, leakedObjectIDs: leakedObjectIDs, unknownOwners: unknownOwners)
             LeakDetector.addUnreadReach(to: &report, in: snapshot)
             possibleLeaks = report.possibleLeaks
@@ -299,6 +301,7 @@ private struct DumpContents {
     var stacks: [StackInfo] = []
     var cycles: [Cycle]?
     var unknownOwners: [UnknownOwner]?
+    var possibleLeaks: [PossibleLeak]?
     var neverFinished: [UInt64] = []
     var canNeverFinish: [UInt64] = []
     var summary: LeakGraphDump.Summary?
@@ -359,6 +362,14 @@ private struct DumpContents {
         }
         for (index, id) in canNeverFinish.enumerated() where !known.contains(id) {
             throw missingObject(id, "canNeverFinish[\(index)]")
+        }
+        for (index, leak) in (possibleLeaks ?? []).enumerated() {
+            if let cycle = leak.cycle, cycle < 0 || cycle >= (cycles?.count ?? 0) {
+                throw Problem(problem: "possibleLeaks[\(index)].cycle is \(cycle), not the position of a cycle")
+            }
+            if let object = leak.object, !known.contains(object) {
+                throw missingObject(object, "possibleLeaks[\(index)].object")
+            }
         }
     }
 
@@ -457,7 +468,7 @@ private struct DumpLocation {
 
 /// The kinds of record in a dump, each with its field table.
 private enum DumpRecord {
-    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount, unread
+    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount, unread, possibleLeak, unreadAt
 
     var fields: DumpFieldTable {
         switch self {
@@ -472,6 +483,8 @@ private enum DumpRecord {
         case .holder: DumpFields.holder.table
         case .owner: DumpFields.owner.table
         case .unread: DumpFields.unread.table
+        case .possibleLeak: DumpFields.possibleLeak.table
+        case .unreadAt: DumpFields.unreadAt.table
         }
     }
 }
@@ -488,6 +501,8 @@ private enum DumpFields {
     static let holder = DumpRecordFields<DumpSchema.Holder>()
     static let owner = DumpRecordFields<DumpSchema.Owner>()
     static let unread = DumpRecordFields<DumpSchema.Unread>()
+    static let possibleLeak = DumpRecordFields<DumpSchema.PossibleLeak>()
+    static let unreadAt = DumpRecordFields<DumpSchema.UnreadAt>()
     static let summary = DumpRecordFields<DumpSchema.Summary>()
     static let typeCount = DumpRecordFields<DumpSchema.TypeCount>()
     static let kinds = DumpFieldTable(EdgeKind.allCases.map(\.rawValue))
@@ -736,6 +751,9 @@ private struct DumpReader {
         case .unknownOwners?:
             contents.unknownOwners = []
             try readArray { reader throws(Failure) in try reader.readOwner() }
+        case .possibleLeaks?:
+            contents.possibleLeaks = []
+            try readArray { reader throws(Failure) in try reader.readPossibleLeak() }
         case .summary?: try readSummary()
         case .neverFinished?:
             try readArray { reader throws(Failure) in reader.contents.neverFinished.append(try reader.listedID()) }
@@ -1268,6 +1286,7 @@ private struct DumpReader {
         location.record = .owner
         var object: UInt64?
         var unexplained: Int?
+        var reachesUnread = false
         try parse { () throws(DumpParseError) in
             try parser.beginObject()
             var first = true
@@ -1278,6 +1297,7 @@ private struct DumpReader {
                 switch DumpFields.owner.field(field) {
                 case .object?: object = try id()
                 case .unexplained?: unexplained = try parser.int()
+                case .reachesUnread?: reachesUnread = try parser.null() ? false : try parser.bool()
                 default: try parser.skipValue()
                 }
             }
@@ -1286,7 +1306,65 @@ private struct DumpReader {
         guard let object else { throw missing("object") }
         guard let unexplained else { throw missing("unexplained") }
         guard unexplained >= 1 else { throw invalid(".unexplained is \(unexplained), expected at least 1") }
-        contents.unknownOwners?.append(UnknownOwner(object: object, unexplained: unexplained))
+        var owner = UnknownOwner(object: object, unexplained: unexplained)
+        owner.reachesUnreadMemory = reachesUnread
+        contents.unknownOwners?.append(owner)
+    }
+
+    private mutating func readPossibleLeak() throws(Failure) {
+        location.record = .possibleLeak
+        var cycle: Int?
+        var object: UInt64?
+        var unexplained = 0
+        var unread: [UnreadReferenceInfo] = []
+        try parse { () throws(DumpParseError) in
+            try parser.beginObject()
+            var first = true
+            var hint = 0
+            while let field = try parser.nextField(DumpFields.possibleLeak.table, first: &first, hint: hint) {
+                hint = field + 1
+                location.field = field
+                switch DumpFields.possibleLeak.field(field) {
+                case .cycle?: cycle = try parser.null() ? nil : try parser.int()
+                case .object?: object = try parser.null() ? nil : try id()
+                case .unexplained?: unexplained = try parser.int()
+                case .unread?:
+                    try parser.beginArray()
+                    var firstRecord = true
+                    while try parser.nextElement(first: &firstRecord) {
+                        location.innerIndex = unread.count
+                        location.innerRecord = .unreadAt
+                        var record = UnreadReferenceInfo(object: 0, place: "?", why: "?")
+                        try parser.beginObject()
+                        var firstField = true
+                        var innerHint = 0
+                        while let inner = try parser.nextField(
+                            DumpFields.unreadAt.table, first: &firstField, hint: innerHint)
+                        {
+                            innerHint = inner + 1
+                            location.innerField = inner
+                            switch DumpFields.unreadAt.field(inner) {
+                            case .object?: record.object = try id()
+                            case .in?: record.place = try parser.string()
+                            case .why?: record.why = try parser.string()
+                            default: try parser.skipValue()
+                            }
+                        }
+                        location.innerField = -1
+                        unread.append(record)
+                    }
+                    location.innerIndex = -1
+                default: try parser.skipValue()
+                }
+            }
+        }
+        location.field = -1
+        guard (cycle == nil) != (object == nil) else { throw invalid(": exactly one of cycle and object is expected") }
+        if let cycle {
+            contents.possibleLeaks?.append(PossibleLeak(cycle: cycle, unexplained: unexplained, unread: unread))
+        } else if let object {
+            contents.possibleLeaks?.append(PossibleLeak(object: object, unexplained: unexplained, unread: unread))
+        }
     }
 }
 

@@ -168,13 +168,16 @@ public enum LeakCheck {
         }
         if options.includesUnscopedObjects {
             let all = survivors.own.union(survivors.offTask)
-            return LeakCheckOutcome(
-                findings: findings(for: all, ifLeaked: survivors.processWide, name: name, options: options),
-                notes: notes)
+            let (failure, possible) = findings(for: all, ifLeaked: survivors.processWide, name: name, options: options)
+            if let possible { notes.append(possible) }
+            return LeakCheckOutcome(findings: failure, notes: notes)
         }
         var failure: LeakFindings?
         if !survivors.own.isEmpty || !survivors.processWide.isEmpty {
-            failure = findings(for: survivors.own, ifLeaked: survivors.processWide, name: name, options: options)
+            let possible: String?
+            (failure, possible) = findings(
+                for: survivors.own, ifLeaked: survivors.processWide, name: name, options: options)
+            if let possible { notes.append(possible) }
         }
         if !survivors.offTask.isEmpty, let note = unattributedNote(survivors.offTask, name: name) {
             notes.append(note)
@@ -212,17 +215,20 @@ public enum LeakCheck {
     }
 
     /// The findings for `survivors` (tracked objects still alive) and for the objects of
-    /// `ifLeaked` that leaked; nil when there are none.
+    /// `ifLeaked` that leaked (nil when there are none), and a note on the objects of `ifLeaked`
+    /// that may have leaked: held only by references the graph does not show, reaching memory
+    /// LeakGraph could not read (said, not failed: the check could not decide).
     private static func findings(
         for survivors: Set<UInt64>, ifLeaked candidates: Set<UInt64>, name: String, options: LeakCheckOptions
-    ) -> LeakFindings? {
+    ) -> (LeakFindings?, possibleLeaks: String?) {
         let (snapshot, report) = LeakGraph.findLeaksToDescribe()
+        let possible = possibleLeakNote(candidates, snapshot: snapshot, report: report, name: name, options: options)
         let objects = snapshot.objects.filter { object in
             survivors.contains(object.id)
                 || (candidates.contains(object.id) && report.leakedObjectIDs.contains(object.id)
                     && !options.ignores(type: object.type, label: object.label))
         }
-        guard !objects.isEmpty else { return nil }
+        guard !objects.isEmpty else { return (nil, possible) }
         let ids = Set(objects.map(\.id))
         let kind = objects.count > objects.filter { survivors.contains($0.id) }.count ? "" : "tracked "
         var message = "\(objects.count) \(kind)object(s) allocated during \(name) are still alive"
@@ -250,7 +256,30 @@ public enum LeakCheck {
         }
         var findings = LeakFindings(objects: objects, message: message, artifacts: artifacts, report: report)
         findings.userLocation = userLocation(of: objects, in: snapshot)
-        return findings
+        return (findings, possible)
+    }
+
+    /// `possible leak: …` for the possible leaks among `candidates` (objects whole-process
+    /// tracking recorded during the test), nil when there are none.
+    private static func possibleLeakNote(
+        _ candidates: Set<UInt64>, snapshot: GraphSnapshot, report: LeakReport, name: String,
+        options: LeakCheckOptions
+    ) -> String? {
+        guard !report.possibleLeaks.isEmpty, !candidates.isEmpty else { return nil }
+        let mine = report.possibleLeaks.filter { leak in
+            let members = leak.cycle.map { report.cycles[$0].objects } ?? leak.object.map { [$0] } ?? []
+            return members.contains { id in
+                candidates.contains(id)
+                    && !(snapshot.object(id).map { options.ignores(type: $0.type, label: $0.label) } ?? false)
+            }
+        }
+        guard !mine.isEmpty else { return nil }
+        let described = Symbolicator.symbolicate(snapshot)
+        let lines = mine.prefix(10).map { leak in
+            "  " + LeakTrace.possibleLeakSentence(leak, cycle: leak.cycle.map { report.cycles[$0] }, described)
+        }
+        return "\(mine.count) possible leak(s) among the objects allocated during \(name) (not failed: LeakGraph "
+            + "could not read what may hold them):\n" + lines.joined(separator: "\n")
     }
 
     /// The source line to report a failure at when the test framework cannot tell the test's own

@@ -82,7 +82,7 @@ struct HTMLReport {
                 ? "<p class=\"verdict unchecked\">Nothing was checked: tracking was off in the process that wrote this dump</p>"
                 : !summary.possibleLeaks.isEmpty
                     ? "<p class=\"verdict unchecked\">No certain leak, but \(summary.possibleLeaks.count) possible leak(s): "
-                        + "cycles held only by references LeakGraph could not read</p>"
+                        + "held only by references LeakGraph could not read</p>"
                     : "<p class=\"verdict clean\">No leaks</p>"
         var rows: [(String, String)] = [
             ("Objects", "\(summary.objectCount)"), ("Edges", "\(summary.edgeCount)"),
@@ -165,8 +165,8 @@ struct HTMLReport {
     /// Retained cycles only unread memory may hold: shown whenever there are any.
     private func possibleLeaks() -> String {
         guard !summary.possibleLeaks.isEmpty else { return "" }
-        var out = "<h2>Possible leaks</h2>\n<p>Retained cycles held only by references the graph does not show, "
-        out += "that reach memory LeakGraph could not read: if those are their holders, they are leaked.</p>\n"
+        var out = "<h2>Possible leaks</h2>\n<p>Cycles and objects held only by references the graph does not "
+        out += "show, that reach memory LeakGraph could not read: if those are their holders, they are leaked.</p>\n"
         out += "<table>\n<tr><th>loop</th><th>where LeakGraph could not read</th></tr>\n"
         for leak in summary.possibleLeaks.prefix(rows) {
             out += "<tr><td><code>\(esc(leak.loop))</code><br>\(esc(leak.verdict))</td>"

@@ -88,9 +88,10 @@ package enum ReportBuilder {
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
         summary.trackingOff = dump.summary?.trackingOff ?? false
         summary.possibleLeaks = dump.possibleLeaks.map { leak in
-            let cycle = dump.cycles[leak.cycle]
+            let cycle = leak.cycle.map { dump.cycles[$0] }
             return LeakSummary.PossibleLeakEntry(
-                loop: cycle.loopDescription, objects: cycle.objects, unexplained: leak.unexplained,
+                loop: cycle?.loopDescription ?? leak.object.map { entry($0).displayName } ?? "?",
+                objects: cycle?.objects ?? leak.object.map { [$0] } ?? [], unexplained: leak.unexplained,
                 verdict: LeakTrace.possibleLeakSentence(leak, cycle: cycle, snapshot),
                 unread: leak.unread.map { "\(entry($0.object).displayName), \($0.place): \($0.why)" })
         }

@@ -30,7 +30,7 @@ package enum ReportText {
             out += "\(plural(summary.leakedObjectCount))\n"
         } else if !summary.possibleLeaks.isEmpty {
             out += "No certain leak, but \(summary.possibleLeaks.count) possible leak"
-            out += "\(plural(summary.possibleLeaks.count)): cycles held only by references LeakGraph could not read.\n"
+            out += "\(plural(summary.possibleLeaks.count)): held only by references LeakGraph could not read.\n"
         } else if summary.trackingOff {
             out += "Nothing was checked: tracking was off in the process that wrote this dump "
             out += "(LEAKGRAPH=off or the LeakGraphDisabled trait).\n"
@@ -56,12 +56,13 @@ package enum ReportText {
         }
 
         if !summary.possibleLeaks.isEmpty {
-            out += "\nPossible leaks (retained cycles held only by references LeakGraph could not read): "
+            out += "\nPossible leaks (held only by references the graph does not show, reaching memory LeakGraph "
+            out += "could not read): "
             out += "\(summary.possibleLeaks.count)\n"
             for leak in summary.possibleLeaks.prefix(limit) {
                 out += "  \(leak.loop)\n      \(leak.verdict)\n"
             }
-            out += more(summary.possibleLeaks.count, limit, "cycle")
+            out += more(summary.possibleLeaks.count, limit, "possible leak")
         }
 
         out += "\nRetained cycles (alive, held from outside): \(summary.retainedCycles.count)\n"

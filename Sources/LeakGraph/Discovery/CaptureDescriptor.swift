@@ -28,6 +28,10 @@ final class CaptureDescriptor: Sendable {
     /// do not depend on the arguments): where `R` and `M` sources read.
     private let leadingOffsets: [Int]
 
+    /// Whether the context binds a parameter pack (`each T`): captures whose types expand one are
+    /// not read (the runtime resolves packs only in a real generic context).
+    private let bindsPacks: Bool
+
     var isGeneric: Bool { fixedLayout == nil }
 
     /// The bytes of a context that must be readable to find its generic arguments.
@@ -36,8 +40,9 @@ final class CaptureDescriptor: Sendable {
     private init(
         bindingsOffset: Int, bindingCount: Int, names: [RawPointerBox],
         sources: [(parameter: GenericParameter, source: MetadataSource)], fixedLayout: CaptureLayout?,
-        leadingOffsets: [Int]
+        leadingOffsets: [Int], bindsPacks: Bool = false
     ) {
+        self.bindsPacks = bindsPacks
         self.bindingsOffset = bindingsOffset
         self.bindingCount = bindingCount
         self.names = names
@@ -95,12 +100,17 @@ final class CaptureDescriptor: Sendable {
                 leadingOffsets: [])
         }
         var sources: [(parameter: GenericParameter, source: MetadataSource)] = []
+        var bindsPacks = false
         let records = descriptor + 12 + typeCount * 4
         for index in 0..<sourceCount {
             guard let parameterName = relativeTarget(records + index * 8),
                 let sourceName = relativeTarget(records + index * 8 + 4)
             else { continue }
-            guard let parameter = GenericParameter(mangled: mangledBytes(parameterName)),
+            let parameterBytes = mangledBytes(parameterName)
+            if parameterBytes.contains(UInt8(ascii: "Q")) && parameterBytes.last == UInt8(ascii: "P") {
+                bindsPacks = true
+            }
+            guard let parameter = GenericParameter(mangled: parameterBytes),
                 let source = MetadataSource(mangled: mangledBytes(sourceName))
             else {
                 // A dependent member type or a pack bound directly: its parameter is bound
@@ -123,7 +133,7 @@ final class CaptureDescriptor: Sendable {
         }
         return CaptureDescriptor(
             bindingsOffset: firstCapture, bindingCount: bindings, names: names, sources: sources, fixedLayout: nil,
-            leadingOffsets: leadingOffsets)
+            leadingOffsets: leadingOffsets, bindsPacks: bindsPacks)
     }
 
     /// The layout of one generic context. `read(address, count)` returns readable bytes of the
@@ -143,7 +153,12 @@ final class CaptureDescriptor: Sendable {
         let environment = GenericCaptureEnvironment(arguments: arguments)
         let key = GenericLayoutKey(metadata: UInt(bitPattern: context.load(as: UnsafeRawPointer.self)), arguments: environment.flatArguments)
         if let cached = Self.genericLayouts.withLock({ $0[key] }) { return cached }
-        let layout = CaptureLayout.build(names: names.map(\.pointer), from: start, environment: environment)
+        var layout = CaptureLayout.build(names: names.map(\.pointer), from: start, environment: environment)
+        if bindsPacks, layout.unreadReason == CaptureTypeFailure.unboundGenericParameter.text {
+            layout = CaptureLayout(
+                captures: layout.captures, unreadReason: "a capture of a parameter pack (`repeat each T`), not read",
+                byteCount: layout.byteCount)
+        }
         Self.genericLayouts.withLock { $0[key] = layout }
         return layout
     }

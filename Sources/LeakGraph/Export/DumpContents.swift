@@ -96,6 +96,11 @@ extension GraphSnapshot {
         // Subscriptions that can never finish are leaks of a kind: kept. Those that never
         // finished are most of a running program's subscriptions: listed only when written.
         report.canNeverFinish.forEach(keep)
+        // Possible leaks are said in the reports: what they name is written.
+        for leak in report.possibleLeaks {
+            leak.object.map(keep)
+            leak.unread.forEach { keep($0.object) }
+        }
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
         // only when kept for one of the reasons above.
@@ -109,6 +114,7 @@ extension GraphSnapshot {
             restricted.objects = objects.indices.filter { kept[$0] }.map { objects[$0] }
             restricted.edges = edges.filter { isKept($0.from) && isKept($0.to) }
         }
+        restricted.unreadReferences = unreadReferences.filter { isKept($0.object) }
         var restrictedReport = report
         restrictedReport.unknownOwners = owners
         restrictedReport.neverFinished = report.neverFinished.filter(isKept)

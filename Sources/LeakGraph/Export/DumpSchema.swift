@@ -12,7 +12,7 @@ package enum DumpSchema {
     /// The top-level fields.
     package enum Top: String, DumpField {
         case format, version, pid, time, summary, objects, edges, stacks, cycles, unknownOwners, neverFinished,
-            canNeverFinish
+            canNeverFinish, possibleLeaks
     }
 
     /// The fields of the top-level `summary` (what was alive, what was written).
@@ -61,9 +61,20 @@ package enum DumpSchema {
         case object, unexplained, knownHolders
     }
 
-    /// The fields of an entry of `unknownOwners`.
+    /// The fields of an entry of `unknownOwners` (`reachesUnread` only when true).
     package enum Owner: String, DumpField {
-        case object, unexplained
+        case object, unexplained, reachesUnread
+    }
+
+    /// The fields of an entry of `possibleLeaks`: a cycle (its position in `cycles`) or an object
+    /// in no cycle, and the unread memory it reaches (written only when there are some).
+    package enum PossibleLeak: String, DumpField {
+        case cycle, object, unexplained, unread
+    }
+
+    /// The fields of an entry of a possible leak's `unread`.
+    package enum UnreadAt: String, DumpField {
+        case object, `in`, why
     }
 }
 

@@ -152,8 +152,8 @@ enum DumpAtExit {
             let possible =
                 report.possibleLeaks.isEmpty
                 ? ""
-                : " (\(report.possibleLeaks.count) of them possible leak(s): held only by references the graph does "
-                    + "not show, and reaching memory LeakGraph could not read; `leakgraph report` says where)"
+                : ", \(report.possibleLeaks.count) possible leak(s) (held only by references the graph does not show, "
+                    + "reaching memory LeakGraph could not read; `leakgraph report` says where)"
             warn(
                 "\(live), \(leakedCount) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
                     + "\(retainedCount) retained cycle(s)\(possible); wrote \(files.json) (\(written)), \(files.dot)")

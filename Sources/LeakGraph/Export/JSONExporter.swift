@@ -12,8 +12,9 @@ import Foundation
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
-///  "unknownOwners": [{"object", "unexplained"}],
-///  "neverFinished": [id], "canNeverFinish": [id]}
+///  "unknownOwners": [{"object", "unexplained", "reachesUnread"}],
+///  "neverFinished": [id], "canNeverFinish": [id],
+///  "possibleLeaks": [{"cycle", "object", "unexplained", "unread": [{"object", "in", "why"}]}]}   (only when some)
 /// ```
 /// Output is deterministic for a given snapshot: objects by id, edges in snapshot order.
 public enum JSONExporter {
@@ -207,12 +208,35 @@ public enum JSONExporter {
             switch field {
             case .object: out.int(owner.object)
             case .unexplained: out.int(owner.unexplained)
+            case .reachesUnread: if owner.reachesUnreadMemory { out.bool(true) } else { out.omitField() }
             }
         }
         out.key(Top.neverFinished)
         out.array(report.neverFinished) { id, out in out.int(id) }
         out.key(Top.canNeverFinish)
         out.array(report.canNeverFinish) { id, out in out.int(id) }
+        if !report.possibleLeaks.isEmpty {
+            let leakKeys = DumpRecordKeys<DumpSchema.PossibleLeak>()
+            let unreadAtKeys = DumpRecordKeys<DumpSchema.UnreadAt>()
+            out.section(Top.possibleLeaks, report.possibleLeaks, keys: leakKeys, linePerRecord: false) {
+                leak, field, out in
+                switch field {
+                case .cycle: out.optionalInt(leak.cycle)
+                case .object: if let object = leak.object { out.int(object) } else { out.raw("null") }
+                case .unexplained: out.int(leak.unexplained)
+                case .unread:
+                    out.array(leak.unread) { record, out in
+                        out.record(record, keys: unreadAtKeys) { record, field, out in
+                            switch field {
+                            case .object: out.int(record.object)
+                            case .in: out.string(record.place)
+                            case .why: out.string(record.why)
+                            }
+                        }
+                    }
+                }
+            }
+        }
         out.raw("}\n")
     }
 }

@@ -42,7 +42,9 @@ public enum LeakDetector {
     private static func addUnreadReach(to report: inout LeakReport, in snapshot: GraphSnapshot, graph: StrongGraph) {
         guard !snapshot.unreadReferences.isEmpty else { return }
         let nearest = UnreadReach.nearestUnread(snapshot, graph: graph)
-        report.possibleLeaks = UnreadReach.possibleLeaks(snapshot, report: report, nearest: nearest)
+        report.possibleLeaks =
+            UnreadReach.possibleLeaks(snapshot, report: report, nearest: nearest)
+            + UnreadReach.possibleLeakedObjects(snapshot, graph: graph, unknownOwners: report.unknownOwners)
         let index = NodeIndex(snapshot.objects)
         for position in report.unknownOwners.indices {
             let node = index.node(of: report.unknownOwners[position].object)

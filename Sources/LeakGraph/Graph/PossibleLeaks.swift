@@ -5,17 +5,30 @@
 /// is one the graph does not show), and one of its members, or an object they reach, held
 /// references discovery could not type (``GraphSnapshot/unreadReferences``). Reports say
 /// "possible leak" for these, never "No leaks."
+///
+/// Also found for an object in no cycle that nothing the graph shows holds, when the unread memory
+/// is its own or that of objects it alone holds (`Node —action→ context` whose capture could not be
+/// read): the reference that would close the cycle is exactly what could not be read.
 public struct PossibleLeak: Sendable, Hashable, Codable {
-    /// The cycle's position in ``LeakReport/cycles``.
-    public var cycle: Int
-    /// The references the graph does not show that hold the cycle's members.
+    /// The cycle's position in ``LeakReport/cycles``; nil for an object in no cycle.
+    public var cycle: Int?
+    /// For an object in no cycle: its id.
+    public var object: UInt64?
+    /// The references the graph does not show that hold the cycle's members (or the object).
     public var unexplained: Int
     /// The unread memory the cycle reaches (at most three records, the nearest first).
     public var unread: [UnreadReferenceInfo]
 
-    /// Creates a description.
+    /// Creates a description of a retained cycle.
     public init(cycle: Int, unexplained: Int, unread: [UnreadReferenceInfo]) {
         self.cycle = cycle
+        self.unexplained = unexplained
+        self.unread = unread
+    }
+
+    /// Creates a description of an object in no cycle.
+    public init(object: UInt64, unexplained: Int, unread: [UnreadReferenceInfo]) {
+        self.object = object
         self.unexplained = unexplained
         self.unread = unread
     }
@@ -87,6 +100,49 @@ enum UnreadReach {
                 PossibleLeak(
                     cycle: position, unexplained: cycle.unexplainedHolders.reduce(0) { $0 + $1.unexplained },
                     unread: records.map { snapshot.unreadReferences[Int($0)] }))
+        }
+        return result
+    }
+
+    /// The unknown owners that nothing the graph shows holds and whose own memory, or that of an
+    /// object only they hold (followed through at most `limit` such objects), could not be read.
+    static func possibleLeakedObjects(
+        _ snapshot: GraphSnapshot, graph: StrongGraph, unknownOwners: [UnknownOwner], limit: Int = 64
+    ) -> [PossibleLeak] {
+        guard !snapshot.unreadReferences.isEmpty else { return [] }
+        let index = NodeIndex(snapshot.objects)
+        var firstRecord = [Int32](repeating: -1, count: graph.count)
+        for (record, unread) in snapshot.unreadReferences.enumerated().reversed() {
+            let node = index.node(of: unread.object)
+            if node >= 0 { firstRecord[node] = Int32(record) }
+        }
+        var result: [PossibleLeak] = []
+        for owner in unknownOwners {
+            let start = index.node(of: owner.object)
+            guard start >= 0, graph.inWeight[start] == 0 else { continue }
+            // Depth first through objects held only by the one edge that reached them.
+            var stack = [start]
+            var visited = 0
+            var found: Int32 = -1
+            while let node = stack.popLast(), visited < limit {
+                visited += 1
+                if firstRecord[node] >= 0 {
+                    found = firstRecord[node]
+                    break
+                }
+                for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
+                    let target = Int(graph.targets[edge])
+                    guard target != start, graph.inWeight[target] == 1,
+                        snapshot.objects[target].strongRetainCount == 1
+                    else { continue }
+                    stack.append(target)
+                }
+            }
+            guard found >= 0 else { continue }
+            result.append(
+                PossibleLeak(
+                    object: owner.object, unexplained: owner.unexplained,
+                    unread: [snapshot.unreadReferences[Int(found)]]))
         }
         return result
     }

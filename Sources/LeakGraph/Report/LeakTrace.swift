@@ -38,7 +38,9 @@ public enum LeakTrace {
                     + leakedOutside.prefix(10).map { name($0, snapshot) }.joined(separator: ", ")
                     + (leakedOutside.count > 10 ? " and \(leakedOutside.count - 10) more" : ""))
         }
-        let possible = Dictionary(report.possibleLeaks.map { ($0.cycle, $0) }) { first, _ in first }
+        let possible = Dictionary(report.possibleLeaks.compactMap { leak in leak.cycle.map { ($0, leak) } }) {
+            first, _ in first
+        }
         for (position, cycle) in report.cycles.enumerated() where !cycle.leaked && cycle.objects.contains(where: relevant) {
             if let leak = possible[position] {
                 lines.append("Possible leak (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
@@ -68,7 +70,13 @@ public enum LeakTrace {
             }
             lines.append("  " + fixLine(for: cycle, in: snapshot) + " (once its outside holders let go, it is freed)")
         }
-        let unknown = report.unknownOwners.filter { relevant($0.object) }
+        for leak in report.possibleLeaks where leak.cycle == nil {
+            guard let object = leak.object, relevant(object) else { continue }
+            lines.append("Possible leak (1 object): \(name(object, snapshot))")
+            lines.append("  " + possibleLeakSentence(leak, cycle: nil, snapshot))
+        }
+        let possibleObjects = Set(report.possibleLeaks.compactMap(\.object))
+        let unknown = report.unknownOwners.filter { relevant($0.object) && !possibleObjects.contains($0.object) }
         if !unknown.isEmpty {
             lines.append(
                 "Alive with owners the graph does not show (a local, a global, a closure, an untracked object):")
@@ -111,10 +119,12 @@ public enum LeakTrace {
 
     /// `possible leak: A —x→ B —y→ A is held only by 1 reference(s) LeakGraph could not read
     /// (context of closure #1 in f() #12, capture: …)` — why a retained cycle may be leaked.
-    public static func possibleLeakSentence(_ leak: PossibleLeak, cycle: Cycle, _ snapshot: GraphSnapshot) -> String {
+    public static func possibleLeakSentence(_ leak: PossibleLeak, cycle: Cycle?, _ snapshot: GraphSnapshot) -> String {
         let places = leak.unread.map { "\(name($0.object, snapshot)), \($0.place): \($0.why)" }
-        return "possible leak: \(cycle.loopDescription) is held only by \(leak.unexplained) reference(s) the graph "
-            + "does not show, and it reaches memory LeakGraph could not read (" + places.joined(separator: "; ")
+        let subject = cycle?.loopDescription ?? leak.object.map { name($0, snapshot) } ?? "?"
+        let reach = cycle == nil ? "it holds" : "it reaches"
+        return "possible leak: \(subject) is held only by \(leak.unexplained) reference(s) the graph "
+            + "does not show, and \(reach) memory LeakGraph could not read (" + places.joined(separator: "; ")
             + "); if those are its holders, it is leaked"
     }
 
