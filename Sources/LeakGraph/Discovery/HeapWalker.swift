@@ -225,9 +225,25 @@ struct HeapWalker {
     static func join(_ prefix: String, _ path: String) -> String {
         if prefix.isEmpty { return path }
         if path.isEmpty { return prefix }
-        let joined = prefix + "." + path
-        guard joined.utf8.count > maximumLabelLength else { return joined }
-        return String(joined.prefix(48)) + "…" + String(joined.suffix(96))
+        let length = prefix.utf8.count + 1 + path.utf8.count
+        guard length > maximumLabelLength else { return prefix + "." + path }
+        return elided(prefix, path)
+    }
+
+    /// The first 48 and the last 96 bytes of `prefix.path` around an ellipsis, cut at scalar
+    /// boundaries: byte copies, no grapheme breaking (a deep structure joins a label per step).
+    @inline(never)
+    private static func elided(_ prefix: String, _ path: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(maximumLabelLength + 8)
+        var head = prefix.utf8.prefix(48)
+        while let last = head.last, last & 0xC0 == 0x80 || last & 0xC0 == 0xC0 { head = head.dropLast() }
+        bytes += head
+        bytes += "…".utf8
+        var tail = Array((prefix.utf8.suffix(96) + [UInt8(ascii: ".")] + path.utf8).suffix(96))
+        while let first = tail.first, first & 0xC0 == 0x80 { tail.removeFirst() }
+        bytes += tail
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private mutating func perform(_ step: TypePlan.Step, in work: Work) {
