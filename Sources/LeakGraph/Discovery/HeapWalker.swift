@@ -99,6 +99,8 @@ struct HeapWalker {
     }
 
     private var nodeOfAddress: [UInt: Int] = [:]
+    /// The boxes walked so far (see ``box(_:from:path:)``).
+    private var walkedBoxes: Set<UInt> = []
     private var walkableClasses: [UInt: Bool] = [:]
     /// Instance plans by class metadata, without the shared cache's lock.
     private var instancePlans: [UInt: TypePlan] = [:]
@@ -498,6 +500,10 @@ struct HeapWalker {
             add(work, to: .node(node), kind: .strong, label: path)
             return
         }
+        // A box is the one storage that can lead back to itself (a recursive closure kept in the
+        // `var` it captures: box → closure context → box, each with one holder, so none becomes
+        // a node): walked once, or the walk would go round for ever.
+        guard walkedBoxes.insert(address).inserted else { return }
         guard let header = memory.read(address, count: 16),
             let metadata = memory.readMetadata(header.load(as: UInt.self), count: 24)
         else { return }

@@ -82,9 +82,49 @@ final class TypePlan: Sendable {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var builder = Builder()
         builder.addFields(of: type, offset: 0, path: "", depth: 0)
+        if let element = managedBufferElement(of: type) {
+            // Tail-allocated elements: which slots hold values only the code that owns the buffer
+            // knows (a count in its header, a ring's start and end), so they are never read.
+            let elementPlan = TypePlan.of(element)
+            if !elementPlan.steps.isEmpty || !elementPlan.complete {
+                builder.leaveOut(
+                    "tail elements: the \(displayTypeName(element)) elements of a ManagedBuffer (which slots hold "
+                        + "values only the buffer's owner knows)")
+            }
+        }
         let plan = TypePlan(steps: builder.steps, unreadReason: builder.unreadReason)
         cache.withLock { $0[key] = plan }
         return plan
+    }
+
+    /// The nominal type descriptor of `ManagedBuffer` (an address: `Sendable`).
+    private static let managedBufferDescriptor = UInt(
+        bitPattern: classDescriptor(of: unsafeBitCast(ManagedBuffer<Int, Int>.self, to: UnsafeRawPointer.self)))
+
+    private static func classDescriptor(of metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
+        #if os(Linux)
+            metadata.load(fromByteOffset: 40, as: UnsafeRawPointer?.self)
+        #else
+            metadata.load(fromByteOffset: 64, as: UnsafeRawPointer?.self)
+        #endif
+    }
+
+    /// The `Element` of the `ManagedBuffer<Header, Element>` that `type` is or inherits from.
+    private static func managedBufferElement(of type: AnyClass) -> Any.Type? {
+        var current: AnyClass? = type
+        while let cls = current {
+            let metadata = unsafeBitCast(cls, to: UnsafeRawPointer.self)
+            if let descriptor = classDescriptor(of: metadata), UInt(bitPattern: descriptor) == managedBufferDescriptor {
+                // ManagedBuffer's superclass is none: its generic arguments follow its members.
+                let positive = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
+                let immediate = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
+                guard positive > immediate else { return nil }
+                let element = metadata.load(fromByteOffset: (positive - immediate + 1) * 8, as: UnsafeRawPointer.self)
+                return unsafeBitCast(element, to: Any.Type.self)
+            }
+            current = _getSuperclass(cls)
+        }
+        return nil
     }
 
     private struct Builder {

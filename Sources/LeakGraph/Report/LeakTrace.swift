@@ -198,7 +198,7 @@ public enum LeakTrace {
             snapshot.edges.first { $0.from == step.from && $0.to == step.to && $0.label == "capture" }?.closure
         }
         let captures = steps.filter { $0.label == "capture" }
-        let userCapture = captures.first { step in
+        let userCaptures = captures.filter { step in
             guard let name = closure(of: step) else {
                 let holder = type(step.from)
                 return !libraryClosureHolders.contains { holder.hasPrefix($0) }
@@ -206,6 +206,15 @@ public enum LeakTrace {
             return !name.hasSuffix(Symbolicator.ownClosureMarker) && !Symbolicator.isLeakGraphFile(name)
                 && !Symbolicator.isDependencyFile(name)
         }
+        // A closure someone wrote before one the compiler made: an implicit closure or a thunk
+        // is how a library stores a method reference (`canceller.cancel` in OpenCombine's
+        // `AnyCancellable.init<C>`), while the user's `{ self.total += $0 }` is an explicit one.
+        let userCapture =
+            userCaptures.first { step in
+                guard let name = closure(of: step) else { return false }
+                return !name.hasPrefix("implicit closure") && !name.contains("thunk for ")
+                    && !name.hasPrefix("partial apply")
+            } ?? userCaptures.first
         if let capture = userCapture {
             let which =
                 closure(of: capture).map { "the closure `\(shortClosure($0))`" }

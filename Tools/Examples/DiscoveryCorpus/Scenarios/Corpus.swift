@@ -135,6 +135,7 @@ private func pair(_ name: String) -> (Node, Node) {
 public enum Corpus {
     /// The scenarios, in a stable order.
     public static let all: [Scenario] = core + GenericCaptureScenarios.all + HostileContextScenarios.all
+        + RecursiveClosureScenarios.all
 
     private static let core: [Scenario] = [
         // Shared storage: a copy of the storage kept elsewhere is an outside holder.

@@ -179,3 +179,18 @@ enum HostileContextScenarios {
         },
     ]
 }
+
+/// A recursive closure kept in the `var` it captures: box → context → box, each with one holder.
+enum RecursiveClosureScenarios {
+    static let all: [Scenario] = [
+        Scenario(name: "recursive-closure-in-its-own-var", expected: .leaked) {
+            let node = Node(label: "recursive-closure-in-its-own-var")
+            var step: (() -> Void)?
+            step = {
+                _ = node.children
+                step?()
+            }
+            node.action = step
+        }
+    ]
+}
