@@ -75,6 +75,10 @@ struct HeapWalker {
     /// How many hops through untracked objects a walk follows to find a path back to a tracked
     /// one (a `PassthroughSubject` between a Combine subscription and its subscriber).
     private let untrackedHops: Int
+    /// Whether strong references to objects whole-process tracking did not record are followed
+    /// (full whole-process snapshots, where every recorded object is held: one that is not held
+    /// was not recorded).
+    private let followsUnrecordedObjects: Bool
 
     private(set) var found: [DiscoveredReference] = []
     private(set) var nodes: [DiscoveredNode] = []
@@ -128,8 +132,10 @@ struct HeapWalker {
     ///   (whole-process snapshots: other threads run meanwhile).
     init(
         trackedCount: Int, map: MemoryMap, scanClosures: Bool, untrackedHops: Int = 2,
-        copiesUnheldMemory: Bool = false, heldPosition: @escaping (UInt, Bool) -> Int
+        copiesUnheldMemory: Bool = false, followsUnrecordedObjects: Bool = false,
+        heldPosition: @escaping (UInt, Bool) -> Int
     ) {
+        self.followsUnrecordedObjects = followsUnrecordedObjects && copiesUnheldMemory
         self.trackedCount = trackedCount
         self.memory = UnheldMemory(copies: copiesUnheldMemory, map: map)
         self.scanClosures = scanClosures
@@ -305,7 +311,10 @@ struct HeapWalker {
             add(work, to: .tracked(position), kind: .strong, label: label)
             return
         }
-        guard work.hops > 0, let pointer = UnsafeRawPointer(bitPattern: word) else { return }
+        guard work.hops > 0, let pointer = UnsafeRawPointer(bitPattern: word) else {
+            if followsUnrecordedObjects { unrecorded(word, from: work, label: label) }
+            return
+        }
         if let node = nodeOfAddress[word] {
             add(work, to: .node(node), kind: .strong, label: label)
             return
@@ -344,6 +353,59 @@ struct HeapWalker {
             Work(
                 base: pointer, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
                 hops: work.hops - 1))
+    }
+
+    /// A strong reference, in a whole-process snapshot, to a live object whole-process tracking
+    /// did not record: one `libswiftCore` allocated itself for a user type (in a debug build
+    /// `ManagedBuffer.create` is not inlined, so swift-collections' `Deque` buffers are made
+    /// there), or one made before tracking began. It becomes a node, read through fault-safe
+    /// copies (another thread may free it meanwhile), and its own references are followed.
+    private mutating func unrecorded(_ word: UInt, from work: Work, label: String) {
+        if let node = nodeOfAddress[word] {
+            add(work, to: .node(node), kind: .strong, label: label)
+            return
+        }
+        // Statically allocated objects (empty collections' singletons) live in an image.
+        guard nodes.count < Self.untrackedNodeLimit, !map.isImage(word, length: 16),
+            let header = memory.read(word, count: 16)
+        else { return }
+        let metadataWord = header.load(as: UInt.self)
+        #if os(Linux)
+            let descriptionOffset = 40
+        #else
+            let descriptionOffset = 64
+        #endif
+        guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return }
+        let kind = metadata.load(as: UInt.self)
+        let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        guard kind == 0 || kind >= 0x800, descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+            let descriptorPointer = UnsafeRawPointer(bitPattern: descriptor),
+            descriptorPointer.load(as: UInt32.self) & 0x1F == 16,
+            let metadataPointer = UnsafeRawPointer(bitPattern: metadataWord)
+        else { return }
+        // The class checks out: its metadata is permanent and may be used in place from here.
+        memory.trust(type: metadataWord)
+        let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
+        let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
+        walkableClasses[metadataWord] = walkable
+        guard walkable else { return }
+        let instanceSize = Int(metadata.load(fromByteOffset: 24, as: UInt32.self))
+        guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)
+        else { return }
+        let holders = UnheldMemory.strongCount(header: instance) ?? Int(Int32.max)
+        let node = addNode(word, type: displayTypeName(cls), retainCount: holders)
+        nodes[node].weakAndUnownedReferences = nil
+        add(work, to: .node(node), kind: .strong, label: label)
+        let plan = instancePlans[metadataWord] ?? TypePlan.ofInstances(cls)
+        instancePlans[metadataWord] = plan
+        if let reason = plan.unreadReason, plan.steps.isEmpty {
+            noteUnread(owner: trackedCount + node, in: "", why: reason)
+        }
+        guard !plan.steps.isEmpty else { return }
+        stack.append(
+            Work(
+                base: instance, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
+                hops: 0))
     }
 
     /// Foundation's classes on Linux may be toll-free bridged Core Foundation objects whose memory

@@ -187,7 +187,12 @@ final class TypePlan: Sendable {
                 case .metatype, .unknown: leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
                 }
             case .other:
-                break
+                switch BuiltinShape(of: type) {
+                case .nativeReference: steps.append(.strong(offset: offset, path: path))
+                case .trivial: break
+                case .unknown:
+                    leaveOut("\(path): a builtin value (\(displayTypeName(type))) that may hold a reference, not read")
+                }
             }
         }
 
@@ -204,6 +209,9 @@ final class TypePlan: Sendable {
             case .function:
                 break
             case .existential where ExistentialShape(of: wrapped) == .classBound:
+                steps.append(.strong(offset: offset, path: path))
+            case .other where BuiltinShape(of: wrapped) == .nativeReference:
+                // nil is the null word.
                 steps.append(.strong(offset: offset, path: path))
             case .other:
                 break
@@ -313,6 +321,36 @@ final class TypePlanBox: Sendable {
 // process's lifetime.
 struct MetatypeBox: @unchecked Sendable {
     let type: Any.Type
+}
+
+/// What a value of a type with no nominal layout (a builtin: `Builtin.NativeObject`,
+/// `Builtin.RawPointer`, …) holds, from its value witnesses.
+enum BuiltinShape: Equatable {
+    /// One native strong reference (`Builtin.NativeObject`: `ManagedBufferPointer`'s storage,
+    /// swift-collections' `Deque`): its value witnesses are those every Swift class shares.
+    case nativeReference
+    /// Plain bits (its value witnesses say POD): nothing to walk.
+    case trivial
+    /// Anything else (a bridge or unknown object, a type this reader does not know).
+    case unknown
+
+    /// The value witness table of every native Swift class (an address: `Sendable`).
+    private static let nativeWitnesses = valueWitnesses(of: unsafeBitCast(TypePlanBox.self as AnyClass, to: UnsafeRawPointer.self))
+
+    private static func valueWitnesses(of metadata: UnsafeRawPointer) -> UInt {
+        metadata.load(fromByteOffset: -8, as: UInt.self)
+    }
+
+    init(of type: Any.Type) {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        if Self.valueWitnesses(of: metadata) == Self.nativeWitnesses {
+            self = .nativeReference
+        } else if lg_type_flags(metadata) & 0x0001_0000 == 0 {
+            self = .trivial
+        } else {
+            self = .unknown
+        }
+    }
 }
 
 /// The calling convention of a function type (its metadata's flags).

@@ -337,7 +337,8 @@ enum Snapshotter {
             ) { indexBuilt?.value ?? addressIndex(addresses) }
             var walker = HeapWalker(
                 trackedCount: held.count, map: memoryMap, scanClosures: options.scanClosures,
-                untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide
+                untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide,
+                followsUnrecordedObjects: processWide && only == nil && options.discoverReferences
             ) { positions.position(of: $0, strongReference: $1) }
             // Class instances first, then the boxes and closure contexts whole-process tracking
             // recorded: a box must be known as one (reached from its holder) before it is walked.
