@@ -24,6 +24,15 @@ public enum BigGraphs {
                 a.next = b
                 b.next = a
             }
+        case "generic-closure-pairs":
+            // Pairs closed through closures made in generic code (RxSwift's and Combine's shape):
+            // every context's layout depends on the generic arguments it stores.
+            for _ in 0..<size / 2 {
+                let a = Node()
+                let b = Node()
+                a.action = retaining(b)
+                b.action = IntSource().subscribe(onNext: { _ in _ = a.children })
+            }
         case "web":
             // Every node holds two others and the whole web is held from outside: one big
             // retained component with many outside holders.
