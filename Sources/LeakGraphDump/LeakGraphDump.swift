@@ -834,7 +834,8 @@ private struct DumpReader {
         // The set of leaked ids is made here too: this thread finishes before the reader does.
         return .success(
             ParsedObjects(
-                objects: reader.contents.objects, unread: reader.contents.unread, leakedFlags: reader.contents.leakedFlags,
+                objects: reader.contents.objects, unread: reader.contents.unread,
+                leakedFlags: reader.contents.leakedFlags,
                 leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
     }
 

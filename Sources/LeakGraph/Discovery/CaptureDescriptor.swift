@@ -49,9 +49,10 @@ final class CaptureDescriptor: Sendable {
         self.sources = sources
         self.fixedLayout = fixedLayout
         self.leadingOffsets = leadingOffsets
-        let captureEnd = sources.compactMap { $0.source.captureIndex }.compactMap {
-            $0 < leadingOffsets.count ? leadingOffsets[$0] + 8 : nil
-        }.max() ?? 0
+        let captureEnd =
+            sources.compactMap { $0.source.captureIndex }.compactMap {
+                $0 < leadingOffsets.count ? leadingOffsets[$0] + 8 : nil
+            }.max() ?? 0
         self.argumentBytes = max(bindingsOffset + bindingCount * 8, captureEnd, 16)
     }
 
@@ -88,7 +89,8 @@ final class CaptureDescriptor: Sendable {
         else { return unreadable("a closure context whose capture descriptor looks malformed") }
         var names: [RawPointerBox] = []
         for index in 0..<typeCount {
-            guard let name = relativeTarget(descriptor + 12 + index * 4), map.readableBytes(at: UInt(bitPattern: name)) > 0
+            guard let name = relativeTarget(descriptor + 12 + index * 4),
+                map.readableBytes(at: UInt(bitPattern: name)) > 0
             else { return unreadable("a closure context whose capture descriptor looks malformed") }
             names.append(RawPointerBox(pointer: name))
         }
@@ -125,7 +127,8 @@ final class CaptureDescriptor: Sendable {
         for name in names {
             let length = mangledNameLength(name.pointer)
             let bytes = (0..<length).map { name.pointer.load(fromByteOffset: $0, as: UInt8.self) }
-            guard !mentionsGenericParameters(bytes), case .success(let capture) = CaptureType.of(name.pointer, environment: nil)
+            guard !mentionsGenericParameters(bytes),
+                case .success(let capture) = CaptureType.of(name.pointer, environment: nil)
             else { break }
             offset = (offset + capture.alignment - 1) / capture.alignment * capture.alignment
             leadingOffsets.append(offset)
@@ -151,7 +154,8 @@ final class CaptureDescriptor: Sendable {
             }
         }
         let environment = GenericCaptureEnvironment(arguments: arguments)
-        let key = GenericLayoutKey(metadata: UInt(bitPattern: context.load(as: UnsafeRawPointer.self)), arguments: environment.flatArguments)
+        let key = GenericLayoutKey(
+            metadata: UInt(bitPattern: context.load(as: UnsafeRawPointer.self)), arguments: environment.flatArguments)
         if let cached = Self.genericLayouts.withLock({ $0[key] }) { return cached }
         var layout = CaptureLayout.build(names: names.map(\.pointer), from: start, environment: environment)
         if bindsPacks, layout.unreadReason == CaptureTypeFailure.unboundGenericParameter.text {

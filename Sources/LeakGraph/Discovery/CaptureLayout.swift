@@ -84,7 +84,8 @@ struct CaptureType {
         case .weak, .unownedUnsafe: return .success(CaptureType(size: 8, alignment: 8, plan: nil))
         case .unowned:
             return .success(
-                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true)))
+                CaptureType(
+                    size: 8, alignment: 8, plan: TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true)))
         case .strong: break
         }
         let bytes = (0..<length).map { name.load(fromByteOffset: $0, as: UInt8.self) }
@@ -93,7 +94,8 @@ struct CaptureType {
         // parameters, and its optional is nil when the code word is null.
         if isLoweredFunction(bytes) {
             return .success(
-                CaptureType(size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true)))
+                CaptureType(
+                    size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true)))
         }
         // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`).
         if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")]) {
@@ -102,7 +104,8 @@ struct CaptureType {
         }
         if isClassReference(bytes, name: name) {
             return .success(
-                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true)))
+                CaptureType(
+                    size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true)))
         }
         let type: Any.Type?
         let generic = mentionsGenericParameters(bytes)
@@ -121,7 +124,8 @@ struct CaptureType {
         let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
         return .success(
             CaptureType(
-                size: lg_type_size(metadata), alignment: Int(lg_type_flags(metadata) & 0xFF) + 1, plan: TypePlan.of(type)))
+                size: lg_type_size(metadata), alignment: Int(lg_type_flags(metadata) & 0xFF) + 1,
+                plan: TypePlan.of(type)))
     }
 
     /// `…I<convention>…_`, optionally wrapped in an optional (`Sg`): a lowered function type.

@@ -29,7 +29,8 @@ enum HeapObjectKind: Equatable {
         let kind = metadata.load(as: UInt.self)
         guard kind == 0 || kind >= 0x800 else { return false }
         let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
-        guard descriptor % 4 == 0, map.isImage(descriptor, length: 4), let pointer = UnsafeRawPointer(bitPattern: descriptor)
+        guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+            let pointer = UnsafeRawPointer(bitPattern: descriptor)
         else { return false }
         return pointer.load(as: UInt32.self) & 0x1F == 16
     }

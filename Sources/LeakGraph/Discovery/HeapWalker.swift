@@ -394,10 +394,15 @@ struct HeapWalker {
         else { return }
         let holders = UnheldMemory.strongCount(header: instance) ?? Int(Int32.max)
         let node = addNode(word, type: displayTypeName(cls), retainCount: holders)
-        nodes[node].weakAndUnownedReferences = nil
+        // From the copied header: inline counts only (a side table may be freed meanwhile).
+        nodes[node].weakAndUnownedReferences = inlineWeakAndUnownedReferences(instance)
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = instancePlans[metadataWord] ?? TypePlan.ofInstances(cls)
         instancePlans[metadataWord] = plan
+        if metadataWord == LockStorage.metadataAddress {
+            lockedState(word, instance: instance, owner: trackedCount + node)
+            return
+        }
         if let reason = plan.unreadReason, plan.steps.isEmpty {
             noteUnread(owner: trackedCount + node, in: "", why: reason)
         }
@@ -405,6 +410,28 @@ struct HeapWalker {
         stack.append(
             Work(
                 base: instance, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
+                hops: 0))
+    }
+
+    /// The state a ``Locked`` keeps in its storage's tail (LeakGraph's own lock, which other
+    /// libraries' objects hold: a LeakGraphRx subject's observers are there). Its type is in the
+    /// storage's header; `instance` is a copy of the storage's object part.
+    private mutating func lockedState(_ address: UInt, instance: UnsafeRawPointer, owner: Int) {
+        let typeWord = instance.load(fromByteOffset: LockStorage.stateTypeOffset, as: UInt.self)
+        guard memory.isUsableType(typeWord), let typePointer = UnsafeRawPointer(bitPattern: typeWord) else {
+            noteUnread(owner: owner, in: "state", why: "the state of a lock whose type cannot be checked")
+            return
+        }
+        let type = unsafeBitCast(typePointer, to: Any.Type.self)
+        let plan = TypePlan.of(type)
+        let alignment = Int(lg_type_flags(typePointer) & 0xFF) + 1
+        let offset = (LockStorage.tailOffset + alignment - 1) / alignment * alignment
+        guard !plan.steps.isEmpty || !plan.complete,
+            let state = memory.read(address, count: offset + max(1, lg_type_size(typePointer)))
+        else { return }
+        stack.append(
+            Work(
+                base: state + offset, plan: plan, owner: owner, prefix: "state", origin: .reflected, closure: nil,
                 hops: 0))
     }
 

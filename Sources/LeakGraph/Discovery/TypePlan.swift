@@ -184,7 +184,8 @@ final class TypePlan: Sendable {
                 case .classBound: steps.append(.strong(offset: offset, path: path))
                 case .opaque: steps.append(.existential(offset: offset, path: path))
                 case .error: leaveOut("\(path): an `any Error` value (its box is not read)")
-                case .metatype, .unknown: leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
+                case .metatype, .unknown:
+                    leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
                 }
             case .other:
                 switch BuiltinShape(of: type) {
@@ -265,13 +266,16 @@ final class TypePlan: Sendable {
                 return true
             }
             guard walked else {
-                leaveOut("\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (no field metadata)")
+                leaveOut(
+                    "\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (no field metadata)")
                 return
             }
             if kind != .tuple && ownerships?.count != raw.count {
                 // The descriptor does not match the layout: strength cannot be known, so nothing
                 // found here may count as strong.
-                leaveOut("\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (its field descriptor does not match its layout)")
+                leaveOut(
+                    "\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (its field descriptor does not match its layout)"
+                )
                 return
             }
             for (index, field) in raw.enumerated() {
@@ -335,7 +339,8 @@ enum BuiltinShape: Equatable {
     case unknown
 
     /// The value witness table of every native Swift class (an address: `Sendable`).
-    private static let nativeWitnesses = valueWitnesses(of: unsafeBitCast(TypePlanBox.self as AnyClass, to: UnsafeRawPointer.self))
+    private static let nativeWitnesses = valueWitnesses(
+        of: unsafeBitCast(TypePlanBox.self as AnyClass, to: UnsafeRawPointer.self))
 
     private static func valueWitnesses(of metadata: UnsafeRawPointer) -> UInt {
         metadata.load(fromByteOffset: -8, as: UInt.self)

@@ -87,16 +87,21 @@ struct UnheldMemory {
     /// Whether the runtime may be asked about `word` as type metadata.
     ///
     /// In place, any readable address (the value was read from a quiet heap). Copied, the word
-    /// may be stale: it must be metadata known to be real, or a struct, enum or optional whose
-    /// nominal descriptor lies in a loaded image and agrees with the metadata's kind. Anything
-    /// else (a tuple, a function, a class with no live instance) is not used: what it holds
-    /// counts as held from outside.
+    /// may be stale: it must be metadata known to be real, a struct, enum or optional whose
+    /// nominal descriptor lies in a loaded image and agrees with the metadata's kind, a class
+    /// whose descriptor does, or a function or tuple whose parts are metadata-shaped. Anything
+    /// else is not used: what it holds counts as held from outside (and is said, as unread).
     mutating func isUsableType(_ word: UInt) -> Bool {
         guard word != 0, word % 8 == 0 else { return false }
         guard copies else { return map.readableBytes(at: word) >= 8 }
         if usableTypes.contains(word) { return true }
         guard let header = readMetadata(word, count: 16) else { return false }
         let kind = header.load(as: UInt.self)
+        if kind == 0x302 || kind == 0x301 || kind == 0 {
+            guard isPlausibleStructuralMetadata(word, kind: kind) else { return false }
+            usableTypes.insert(word)
+            return true
+        }
         let descriptor = header.load(fromByteOffset: 8, as: UInt.self)
         guard kind == 0x200 || kind == 0x201 || kind == 0x202, descriptor % 4 == 0,
             map.isImage(descriptor, length: 4), let pointer = UnsafeRawPointer(bitPattern: descriptor)
@@ -105,6 +110,45 @@ struct UnheldMemory {
         guard (kind == 0x200 && descriptorKind == 17) || (kind != 0x200 && descriptorKind == 18) else { return false }
         usableTypes.insert(word)
         return true
+    }
+
+    /// Whether a function (0x302), tuple (0x301) or class (0) metadata word holds up: the
+    /// runtime makes the first two on demand (never in an image), so they are checked by shape —
+    /// a function's parameter count and result type, a tuple's element count and element types,
+    /// a class's nominal descriptor in an image. A closure stored in an `Any` (a thick function
+    /// in an existential) needs the first.
+    private mutating func isPlausibleStructuralMetadata(_ word: UInt, kind: UInt) -> Bool {
+        func isMetadataWord(_ candidate: UInt) -> Bool {
+            candidate != 0 && candidate % 8 == 0 && map.readableBytes(at: candidate) >= 8
+        }
+        switch kind {
+        case 0x302:
+            guard let function = readMetadata(word, count: 24) else { return false }
+            let flags = function.load(fromByteOffset: 8, as: UInt.self)
+            let parameters = Int(flags & 0xFFFF)
+            guard parameters < 64, isMetadataWord(function.load(fromByteOffset: 16, as: UInt.self)),
+                let all = readMetadata(word, count: 24 + parameters * 8)
+            else { return false }
+            return (0..<parameters).allSatisfy { isMetadataWord(all.load(fromByteOffset: 24 + $0 * 8, as: UInt.self)) }
+        case 0x301:
+            guard let tuple = readMetadata(word, count: 24) else { return false }
+            let count = tuple.load(fromByteOffset: 8, as: Int.self)
+            // Elements: (type, offset) pairs after the labels word.
+            guard count >= 0, count < 1024, let all = readMetadata(word, count: 24 + count * 16) else { return false }
+            return (0..<count).allSatisfy { isMetadataWord(all.load(fromByteOffset: 24 + $0 * 16, as: UInt.self)) }
+        default:
+            #if os(Linux)
+                let descriptionOffset = 40
+            #else
+                let descriptionOffset = 64
+            #endif
+            guard let cls = readMetadata(word, count: descriptionOffset + 8) else { return false }
+            let descriptor = cls.load(fromByteOffset: descriptionOffset, as: UInt.self)
+            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+                let pointer = UnsafeRawPointer(bitPattern: descriptor)
+            else { return false }
+            return pointer.load(as: UInt32.self) & 0x1F == 16
+        }
     }
 
     /// Frees the copies made so far.

@@ -614,7 +614,8 @@ enum Snapshotter {
         }
         unread = unread.map {
             guard $0.owner >= trackedCount else { return $0 }
-            return UnreadReference(owner: trackedCount + renumbered[$0.owner - trackedCount], place: $0.place, why: $0.why)
+            return UnreadReference(
+                owner: trackedCount + renumbered[$0.owner - trackedCount], place: $0.place, why: $0.why)
         }
         return (kept, references)
     }

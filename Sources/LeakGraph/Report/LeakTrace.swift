@@ -41,7 +41,8 @@ public enum LeakTrace {
         let possible = Dictionary(report.possibleLeaks.compactMap { leak in leak.cycle.map { ($0, leak) } }) {
             first, _ in first
         }
-        for (position, cycle) in report.cycles.enumerated() where !cycle.leaked && cycle.objects.contains(where: relevant) {
+        for (position, cycle) in report.cycles.enumerated()
+        where !cycle.leaked && cycle.objects.contains(where: relevant) {
             if let leak = possible[position] {
                 lines.append("Possible leak (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
                 lines.append("  " + possibleLeakSentence(leak, cycle: cycle, snapshot))

@@ -39,14 +39,28 @@ package struct Locked<State> {
 
 /// The header of a ``LockStorage``: the mutex, and the type of the state in the tail (its
 /// deinitialiser needs it).
-private struct LockHeader {
+struct LockHeader {
     var mutex = lg_mutex()
     let stateType: Any.Type
 }
 
 /// The allocation behind a ``Locked``: the mutex in the header (a stable address, as `lg_mutex`
 /// requires), the state in the tail bytes.
-private final class LockStorage: ManagedBuffer<LockHeader, UInt8> {
+///
+/// Internal, not private: discovery reads the state of the locks other libraries' objects keep
+/// (a LeakGraphRx subject's observers), since whole-process snapshots leave LeakGraph's own
+/// objects out of the graph but must still see what their state holds.
+final class LockStorage: ManagedBuffer<LockHeader, UInt8> {
+    /// Where an instance keeps its state's type (a metatype word) and where the state starts,
+    /// from the instance's address: the header after the object's two words, the tail after the
+    /// header, the state at its own alignment in the tail (an object is 16-byte aligned).
+    static let stateTypeOffset = 16 + MemoryLayout<LockHeader>.offset(of: \LockHeader.stateType)!
+    static let tailOffset = 16 + MemoryLayout<LockHeader>.size
+
+    /// The metadata of this class (an address: `Sendable`).
+    static let metadataAddress = UInt(
+        bitPattern: unsafeBitCast(LockStorage.self as AnyClass, to: UnsafeRawPointer.self))
+
     static func make<State>(holding initial: State) -> LockStorage {
         // Room for the state at its alignment wherever the tail starts.
         let room = MemoryLayout<State>.size + MemoryLayout<State>.alignment - 1

@@ -151,8 +151,11 @@ struct SubjectTests {
             subscription = subject!.subscribe(onNext: { _ in })
         }
         let mine = Set(during.alive.map(\.id))
+        // Declared edges: whole-process tracking also reads the subject's lock state.
         #expect(
-            during.snapshot.edges.filter { mine.contains($0.from) }.map(\.label).sorted() == ["observers", "subject"])
+            during.snapshot.edges.filter { mine.contains($0.from) && $0.origin == .declared }.map(\.label).sorted() == [
+                "observers", "subject",
+            ])
         subscription?.dispose()
         let after = lifecycle {}
         _ = after

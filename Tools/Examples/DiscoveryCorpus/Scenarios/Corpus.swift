@@ -134,7 +134,8 @@ private func pair(_ name: String) -> (Node, Node) {
 /// Every scenario of the corpus.
 public enum Corpus {
     /// The scenarios, in a stable order.
-    public static let all: [Scenario] = core + GenericCaptureScenarios.all + HostileContextScenarios.all
+    public static let all: [Scenario] =
+        core + GenericCaptureScenarios.all + HostileContextScenarios.all
         + RecursiveClosureScenarios.all
 
     private static let core: [Scenario] = [

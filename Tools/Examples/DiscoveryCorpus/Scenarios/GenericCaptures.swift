@@ -26,7 +26,9 @@ func retainingOpaque(_ value: some Hashable) -> () -> Void {
 
 /// A closure in a closure: the outer one is made in generic code and calls the inner one.
 func wrapping<T>(_ value: T, _ inner: @escaping () -> Void) -> () -> Void {
-    { _ = value; inner() }
+    {
+        _ = value; inner()
+    }
 }
 
 /// RxSwift's shape: a protocol extension whose closure captures an optional closure of the
@@ -44,7 +46,9 @@ final class Tracker {}
 extension EventSource {
     func subscribe(onNext: ((Element) -> Void)?) -> () -> Void {
         let tracker = Tracker()
-        return { _ = tracker; _ = onNext }
+        return {
+            _ = tracker; _ = onNext
+        }
     }
 }
 
@@ -164,7 +168,9 @@ enum HostileContextScenarios {
                     node.action = nil
                 }
             }
-            body { _ = other.children; _ = node.next }
+            body {
+                _ = other.children; _ = node.next
+            }
         },
         // `list-`: a big one, run only as a process of its own (not in the test process, where
         // every later snapshot would walk it again).
