@@ -10,6 +10,21 @@ enum FieldOwnership: Sendable {
 /// The ownership of each stored field of one nominal type, from its field descriptor; nil when
 /// it has none or it looks malformed (a class without a descriptor has no fields of its own).
 func descriptorOwnerships(metadata: UnsafeRawPointer, isClass: Bool) -> [FieldOwnership]? {
+    descriptorFieldTypeNames(metadata: metadata, isClass: isClass)?.map { $0.map(ownership(ofMangledType:)) ?? .strong }
+}
+
+/// Whether a field's mangled type names the empty tuple (`yt`). Reflection reports a field
+/// whose type it cannot hand out as `Any.Type` (a noncopyable one: `Mutex`, `Atomic`) as `()`;
+/// a field declared `()` is the only one whose name says so.
+func mangledNameIsEmptyTuple(_ name: UnsafeRawPointer?) -> Bool {
+    guard let name else { return false }
+    return mangledNameLength(name) == 2 && name.load(as: UInt8.self) == UInt8(ascii: "y")
+        && name.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "t")
+}
+
+/// The mangled type name of each stored field of one nominal type (nil for a record without
+/// one), from its field descriptor; nil when it has none or it looks malformed.
+func descriptorFieldTypeNames(metadata: UnsafeRawPointer, isClass: Bool) -> [UnsafeRawPointer?]? {
     #if os(Linux)
         let descriptionOffset = isClass ? 40 : 8
     #else
@@ -21,16 +36,7 @@ func descriptorOwnerships(metadata: UnsafeRawPointer, isClass: Bool) -> [FieldOw
     let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
     let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
     guard recordSize >= 12, count < 10_000 else { return nil }
-    var result: [FieldOwnership] = []
-    for index in 0..<count {
-        let record = fields + 16 + index * recordSize
-        guard let typeName = relativeTarget(record + 4) else {
-            result.append(.strong)
-            continue
-        }
-        result.append(ownership(ofMangledType: typeName))
-    }
-    return result
+    return (0..<count).map { relativeTarget(fields + 16 + $0 * recordSize + 4) }
 }
 
 /// The length of a mangled type name, stepping over symbolic references (whose operands may

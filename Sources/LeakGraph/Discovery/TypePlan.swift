@@ -188,12 +188,46 @@ final class TypePlan: Sendable {
                     leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
                 }
             case .other:
+                if let (count, element) = fixedArray(type) {
+                    addFixedArray(count: count, element: element, offset: offset, path: path, depth: depth)
+                    return
+                }
                 switch BuiltinShape(of: type) {
                 case .nativeReference: steps.append(.strong(offset: offset, path: path))
                 case .trivial: break
                 case .unknown:
                     leaveOut("\(path): a builtin value (\(displayTypeName(type))) that may hold a reference, not read")
                 }
+            }
+        }
+
+        /// `InlineArray`'s storage (`Builtin.FixedArray<count, Element>`, metadata kind 0x308):
+        /// its count and element type.
+        private func fixedArray(_ type: Any.Type) -> (Int, Any.Type)? {
+            let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+            guard metadata.load(as: UInt.self) == 0x308 else { return nil }
+            let count = metadata.load(fromByteOffset: 8, as: Int.self)
+            let element = metadata.load(fromByteOffset: 16, as: UnsafeRawPointer.self)
+            return (max(0, count), unsafeBitCast(element, to: Any.Type.self))
+        }
+
+        /// The most steps an `InlineArray` adds to a plan (its elements are flattened, one plan
+        /// step per reference each): past this, the rest is said unread.
+        static let maximumFixedArraySteps = 4096
+
+        /// Every element of an `InlineArray`, at its stride, labelled by index.
+        private mutating func addFixedArray(count: Int, element: Any.Type, offset: Int, path: String, depth: Int) {
+            let elementPlan = TypePlan.of(element)
+            guard !elementPlan.steps.isEmpty || !elementPlan.complete else { return }
+            guard count * max(1, elementPlan.steps.count) <= Self.maximumFixedArraySteps else {
+                leaveOut("\(path): an InlineArray of \(count) \(displayTypeName(element)) (too many to lay out)")
+                return
+            }
+            let stride = lg_type_stride(unsafeBitCast(element, to: UnsafeRawPointer.self))
+            for index in 0..<count {
+                add(
+                    element, offset: offset + index * stride, path: "\(path)[\(index)]", ownership: .strong,
+                    depth: depth + 1)
             }
         }
 
@@ -248,14 +282,14 @@ final class TypePlan: Sendable {
         /// The stored fields of a struct, tuple or class, flattened.
         mutating func addFields(of type: Any.Type, offset: Int, path: String, depth: Int) {
             let kind = MetadataKind(of: type)
-            var ownerships: [FieldOwnership]?
+            var names: [UnsafeRawPointer?]?
             var options = _EachFieldOptions()
             switch kind {
             case .classInstance:
                 options = _EachFieldOptions(rawValue: 1)  // .classType; the static is not concurrency-safe
-                ownerships = classOwnerships(type)
+                names = classFieldTypeNames(type)
             case .structure:
-                ownerships = descriptorOwnerships(
+                names = descriptorFieldTypeNames(
                     metadata: unsafeBitCast(type, to: UnsafeRawPointer.self), isClass: false)
             default:
                 break
@@ -270,7 +304,7 @@ final class TypePlan: Sendable {
                     "\(path.isEmpty ? "fields" : path): the fields of \(displayTypeName(type)) (no field metadata)")
                 return
             }
-            if kind != .tuple && ownerships?.count != raw.count {
+            if kind != .tuple && names?.count != raw.count {
                 // The descriptor does not match the layout: strength cannot be known, so nothing
                 // found here may count as strong.
                 leaveOut(
@@ -282,22 +316,29 @@ final class TypePlan: Sendable {
                 if kind == .classInstance && field.name == "leakGraphSlot" && field.offset == 16 { continue }
                 let name = kind == .tuple ? String(field.name.drop { $0 == "." }) : field.name
                 let fieldPath = path.isEmpty ? name : "\(path).\(name)"
-                let ownership = kind == .tuple ? .strong : ownerships![index]
+                let typeName = kind == .tuple ? nil : names![index]
+                if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName) {
+                    leaveOut(
+                        "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
+                    )
+                    continue
+                }
+                let ownership = typeName.map(ownership(ofMangledType:)) ?? .strong
                 add(field.type, offset: offset + field.offset, path: fieldPath, ownership: ownership, depth: depth + 1)
             }
         }
 
-        private func classOwnerships(_ type: Any.Type) -> [FieldOwnership]? {
+        private func classFieldTypeNames(_ type: Any.Type) -> [UnsafeRawPointer?]? {
             var chain: [AnyClass] = []
             var current: AnyClass? = type as? AnyClass
             while let cls = current {
                 chain.append(cls)
                 current = _getSuperclass(cls)
             }
-            var result: [FieldOwnership] = []
+            var result: [UnsafeRawPointer?] = []
             for cls in chain.reversed() {
                 guard
-                    let own = descriptorOwnerships(
+                    let own = descriptorFieldTypeNames(
                         metadata: unsafeBitCast(cls, to: UnsafeRawPointer.self), isClass: true)
                 else { return nil }
                 result += own

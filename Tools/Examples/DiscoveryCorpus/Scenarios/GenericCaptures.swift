@@ -1,5 +1,6 @@
 import Foundation
 import LeakGraph
+import Synchronization
 
 // Closures made in generic code: their contexts store the generic arguments their captures'
 // layouts depend on. Each returns an escaping closure that keeps `value` (or more) alive.
@@ -200,5 +201,48 @@ enum RecursiveClosureScenarios {
             }
             node.action = step
         }
+    ]
+}
+
+/// An `InlineArray` of references, stored inline in its owner.
+@available(macOS 26.0, iOS 26.0, *)
+final class InlineHolder: TrackedObject {
+    var slots: InlineArray<2, Node?> = [nil, nil]
+}
+
+/// A `Mutex` (Synchronization) guarding a reference: its contents are not described by field
+/// metadata the runtime walks, so they are said unread.
+@available(macOS 15.0, iOS 18.0, *)
+final class Guarded: TrackedObject {
+    let state = Mutex<NodeHandle?>(nil)
+}
+
+/// A node handed to a `Mutex`.
+// @unchecked Sendable: a scenario runs on one thread; the mutex only stores the reference.
+struct NodeHandle: @unchecked Sendable {
+    let node: Node
+}
+
+/// Layouts beyond plain fields: fixed-size arrays and noncopyable contents.
+enum LayoutScenarios {
+    static let all: [Scenario] = [
+        Scenario(name: "inline-array-cycle", expected: .leaked) {
+            guard #available(macOS 26.0, iOS 26.0, *) else { return }
+            let node = Node(label: "inline-array-cycle")
+            let holder = InlineHolder(label: "inline-array-cycle")
+            holder.slots[1] = node
+            node.anything = holder
+        },
+        // Read or not, never a false leak: if the contents cannot be read the cycle is a possible
+        // leak (said), and if they can it is leaked, which the in-process trait also accepts as
+        // "still alive". Expected retained: the conservative answer.
+        Scenario(name: "mutex-holding-a-reference", expected: .retained) {
+            guard #available(macOS 15.0, iOS 18.0, *) else { return }
+            let node = Node(label: "mutex-holding-a-reference")
+            let guarded = Guarded(label: "mutex-holding-a-reference")
+            let handle = NodeHandle(node: node)
+            guarded.state.withLock { $0 = handle }
+            node.anything = guarded
+        },
     ]
 }
