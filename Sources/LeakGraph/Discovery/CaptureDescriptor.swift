@@ -27,10 +27,17 @@ final class CaptureDescriptor: Sendable {
     /// The offsets of the captures that come before the first one whose type is generic (those
     /// do not depend on the arguments): where `R` and `M` sources read.
     private let leadingOffsets: [Int]
+    /// Which of those captures are one strong class reference (what an `R` source reads), and
+    /// which are one word wide (what an `M` source reads).
+    private let referenceCaptures: [Bool]
+    private let wordCaptures: [Bool]
 
     /// Whether the context binds a parameter pack (`each T`): captures whose types expand one are
     /// not read (the runtime resolves packs only in a real generic context).
     private let bindsPacks: Bool
+    /// Every generic parameter the metadata sources name: each must have an argument before any
+    /// name is resolved (one missing past the others would be read beyond the arguments).
+    private let namedParameters: Set<GenericParameter>
 
     var isGeneric: Bool { fixedLayout == nil }
 
@@ -40,9 +47,13 @@ final class CaptureDescriptor: Sendable {
     private init(
         bindingsOffset: Int, bindingCount: Int, names: [RawPointerBox],
         sources: [(parameter: GenericParameter, source: MetadataSource)], fixedLayout: CaptureLayout?,
-        leadingOffsets: [Int], bindsPacks: Bool = false
+        leadingOffsets: [Int], referenceCaptures: [Bool] = [], wordCaptures: [Bool] = [], bindsPacks: Bool = false,
+        namedParameters: Set<GenericParameter> = []
     ) {
         self.bindsPacks = bindsPacks
+        self.namedParameters = namedParameters
+        self.referenceCaptures = referenceCaptures
+        self.wordCaptures = wordCaptures
         self.bindingsOffset = bindingsOffset
         self.bindingCount = bindingCount
         self.names = names
@@ -103,6 +114,7 @@ final class CaptureDescriptor: Sendable {
         }
         var sources: [(parameter: GenericParameter, source: MetadataSource)] = []
         var bindsPacks = false
+        var namedParameters: Set<GenericParameter> = []
         let records = descriptor + 12 + typeCount * 4
         for index in 0..<sourceCount {
             guard let parameterName = relativeTarget(records + index * 8),
@@ -112,9 +124,9 @@ final class CaptureDescriptor: Sendable {
             if parameterBytes.contains(UInt8(ascii: "Q")) && parameterBytes.last == UInt8(ascii: "P") {
                 bindsPacks = true
             }
-            guard let parameter = GenericParameter(mangled: parameterBytes),
-                let source = MetadataSource(mangled: mangledBytes(sourceName))
-            else {
+            let parameter = GenericParameter(mangled: parameterBytes)
+            if let parameter { namedParameters.insert(parameter) }
+            guard let parameter, let source = MetadataSource(mangled: mangledBytes(sourceName)) else {
                 // A dependent member type or a pack bound directly: its parameter is bound
                 // elsewhere (or the capture that needs it is left out, and said).
                 continue
@@ -122,28 +134,39 @@ final class CaptureDescriptor: Sendable {
             sources.append((parameter, source))
         }
         // The captures whose offsets do not depend on the arguments.
+        // (Class references, closures and boxes have a size whatever their generic arguments.)
         var leadingOffsets: [Int] = []
+        var referenceCaptures: [Bool] = []
+        var wordCaptures: [Bool] = []
         var offset = start
         for name in names {
-            let length = mangledNameLength(name.pointer)
-            let bytes = (0..<length).map { name.pointer.load(fromByteOffset: $0, as: UInt8.self) }
-            guard !mentionsGenericParameters(bytes),
-                case .success(let capture) = CaptureType.of(name.pointer, environment: nil)
-            else { break }
+            // A name that mentions generic parameters is never handed to the runtime unbound (a
+            // pack expansion there aborts the process): only the shapes whose size needs no
+            // resolution are placed.
+            let bytes = mangledBytes(name.pointer)
+            let shape =
+                mentionsGenericParameters(bytes)
+                ? CaptureType.fixedShape(name.pointer, bytes: bytes)
+                : try? CaptureType.of(name.pointer, environment: nil).get()
+            guard let capture = shape else { break }
             offset = (offset + capture.alignment - 1) / capture.alignment * capture.alignment
             leadingOffsets.append(offset)
+            referenceCaptures.append(capture.plan?.isSingleReference ?? false)
+            wordCaptures.append(capture.size == 8)
             offset += capture.size
         }
         return CaptureDescriptor(
             bindingsOffset: firstCapture, bindingCount: bindings, names: names, sources: sources, fixedLayout: nil,
-            leadingOffsets: leadingOffsets, bindsPacks: bindsPacks)
+            leadingOffsets: leadingOffsets, referenceCaptures: referenceCaptures, wordCaptures: wordCaptures,
+            bindsPacks: bindsPacks, namedParameters: namedParameters)
     }
 
     /// The layout of one generic context. `read(address, count)` returns readable bytes of the
     /// context or an object it references (nil: unreadable); `isMetadata(word)` says whether a
     /// word read there may be handed to the runtime as type metadata.
     func layout(
-        context: UnsafeRawPointer, read: (UInt, Int) -> UnsafeRawPointer?, isMetadata: (UInt) -> Bool
+        metadata: UnsafeRawPointer, context: UnsafeRawPointer, read: (UInt, Int) -> UnsafeRawPointer?,
+        isMetadata: (UInt) -> Bool
     ) -> CaptureLayout {
         if let fixedLayout { return fixedLayout }
         let start = bindingsOffset + bindingCount * 8
@@ -153,9 +176,12 @@ final class CaptureDescriptor: Sendable {
                 arguments[parameter] = word
             }
         }
-        let environment = GenericCaptureEnvironment(arguments: arguments)
-        let key = GenericLayoutKey(
-            metadata: UInt(bitPattern: context.load(as: UnsafeRawPointer.self)), arguments: environment.flatArguments)
+        let environment = GenericCaptureEnvironment(
+            arguments: arguments,
+            isUsable: !bindsPacks && namedParameters.allSatisfy { arguments[$0] != nil })
+        // Keyed by the metadata the descriptor was read from (a second copy of the context could
+        // name another, had it been freed and reused in between).
+        let key = GenericLayoutKey(metadata: UInt(bitPattern: metadata), arguments: environment.flatArguments)
         if let cached = Self.genericLayouts.withLock({ $0[key] }) { return cached }
         var layout = CaptureLayout.build(names: names.map(\.pointer), from: start, environment: environment)
         if bindsPacks, layout.unreadReason == CaptureTypeFailure.unboundGenericParameter.text {
@@ -178,18 +204,19 @@ final class CaptureDescriptor: Sendable {
             guard index < bindingCount else { return nil }
             word = context.load(fromByteOffset: bindingsOffset + index * 8, as: UInt.self)
         case .metadataCapture(let index):
-            guard index < leadingOffsets.count else { return nil }
+            // Only a capture one word wide can be a metadata pointer.
+            guard index < wordCaptures.count, wordCaptures[index] else { return nil }
             word = context.load(fromByteOffset: leadingOffsets[index], as: UInt.self)
         case .referenceCapture(let index):
             // A strong reference the (live) context holds: its object's first word is its class.
-            guard index < leadingOffsets.count else { return nil }
+            // Only a capture that is one class reference is read as one.
+            guard index < referenceCaptures.count, referenceCaptures[index] else { return nil }
             let reference = context.load(fromByteOffset: leadingOffsets[index], as: UInt.self)
             guard reference != 0, let object = read(reference, 8) else { return nil }
             word = object.load(as: UInt.self)
         case .genericArgument(let argument, let base):
             guard let baseWord = value(of: base, context: context, read: read, isMetadata: isMetadata),
-                let metadata = read(baseWord, 16),
-                let offset = Self.genericArgumentOffset(metadata: metadata, read: read),
+                let offset = Self.genericArgumentOffset(metadata: baseWord, read: read),
                 let arguments = read(baseWord + UInt(offset * 8), (argument + 1) * 8)
             else { return nil }
             word = arguments.load(fromByteOffset: argument * 8, as: UInt.self)
@@ -199,8 +226,9 @@ final class CaptureDescriptor: Sendable {
 
     /// Where a nominal type's metadata keeps its generic arguments, in words.
     private static func genericArgumentOffset(
-        metadata: UnsafeRawPointer, read: (UInt, Int) -> UnsafeRawPointer?
+        metadata address: UInt, read: (UInt, Int) -> UnsafeRawPointer?
     ) -> Int? {
+        guard let metadata = read(address, 16) else { return nil }
         let kind = metadata.load(as: UInt.self)
         if kind == 0x200 || kind == 0x201 || kind == 0x202 { return 2 }
         guard kind == 0 || kind >= 0x800 else { return nil }
@@ -211,7 +239,7 @@ final class CaptureDescriptor: Sendable {
         #else
             let descriptionOffset = 64
         #endif
-        guard let full = read(UInt(bitPattern: metadata), descriptionOffset + 8) else { return nil }
+        guard let full = read(address, descriptionOffset + 8) else { return nil }
         let descriptorWord = full.load(fromByteOffset: descriptionOffset, as: UInt.self)
         guard let descriptor = read(descriptorWord, 36) else { return nil }
         let flags = descriptor.load(as: UInt32.self)

@@ -80,43 +80,22 @@ struct CaptureType {
     ) -> Result<CaptureType, CaptureTypeFailure> {
         let length = mangledNameLength(name)
         guard length > 0, length < 4096 else { return .failure(.unparsable) }
-        switch ownership(ofMangledType: name) {
-        case .weak, .unownedUnsafe: return .success(CaptureType(size: 8, alignment: 8, plan: nil))
-        case .unowned:
-            return .success(
-                CaptureType(
-                    size: 8, alignment: 8, plan: TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true)))
-        case .strong: break
-        }
         let bytes = (0..<length).map { name.load(fromByteOffset: $0, as: UInt8.self) }
-        // Lowered function types (`SiIegd_`, and their optionals `…_Sg`) are not formal types
-        // the runtime resolves; an escaping one is a (code, context) pair whatever its generic
-        // parameters, and its optional is nil when the code word is null.
-        if isLoweredFunction(bytes) {
-            return .success(
-                CaptureType(
-                    size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true)))
-        }
-        // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`).
-        if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")]) {
-            return .success(
-                CaptureType(size: 8, alignment: 8, plan: TypePlan(steps: [.box(offset: 0, path: "")], complete: true)))
-        }
-        if isClassReference(bytes, name: name) {
-            return .success(
-                CaptureType(
-                    size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true)))
-        }
+        if let shape = fixedShape(name, bytes: bytes) { return .success(shape) }
         let type: Any.Type?
         let generic = mentionsGenericParameters(bytes)
         if let environment, generic {
             guard environment.isComplete else { return .failure(.unboundGenericParameter) }
             type = environment.resolve(name, length: length)
+        } else if generic && environment == nil {
+            // Never handed to the runtime unbound: a pack expansion there aborts the process.
+            // (A context with no metadata sources captures no value of a generic type, so a
+            // letter that looked like a generic parameter was part of an identifier: resolved
+            // only when nothing in the name can be a pack.)
+            guard !bytes.contains(UInt8(ascii: "Q")) else { return .failure(.unboundGenericParameter) }
+            type = _getTypeByMangledNameInContext(
+                name.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: nil, genericArguments: nil)
         } else {
-            // A context with no metadata sources captures no value of a generic type (the
-            // closure could not handle it without its metadata): a letter that looked like a
-            // generic parameter was part of a name. The runtime answers nil, never traps, for a
-            // parameter it cannot bind.
             type = _getTypeByMangledNameInContext(
                 name.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: nil, genericArguments: nil)
         }
@@ -128,11 +107,47 @@ struct CaptureType {
                 plan: TypePlan.of(type)))
     }
 
+    /// The layout of a capture whose size needs no resolution: weak and unowned references,
+    /// lowered function types, boxes and class references, whatever their generic arguments.
+    static func fixedShape(_ name: UnsafeRawPointer, bytes: [UInt8]) -> CaptureType? {
+        switch ownership(ofMangledType: name) {
+        case .weak, .unownedUnsafe: return CaptureType(size: 8, alignment: 8, plan: nil)
+        case .unowned:
+            return CaptureType(
+                size: 8, alignment: 8, plan: TypePlan(steps: [.unowned(offset: 0, path: "")], complete: true))
+        case .strong: break
+        }
+        // Lowered function types (`SiIegd_`, and their optionals `…_Sg`) are not formal types
+        // the runtime resolves; an escaping one is a (code, context) pair whatever its generic
+        // parameters, and its optional is nil when the code word is null.
+        if isLoweredFunction(bytes) {
+            return CaptureType(
+                size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true))
+        }
+        // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`).
+        if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")]) {
+            return CaptureType(
+                size: 8, alignment: 8, plan: TypePlan(steps: [.box(offset: 0, path: "")], complete: true))
+        }
+        if isClassReference(bytes, name: name) {
+            return CaptureType(
+                size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true))
+        }
+        return nil
+    }
+
     /// `…I<convention>…_`, optionally wrapped in an optional (`Sg`): a lowered function type.
     private static func isLoweredFunction(_ bytes: [UInt8]) -> Bool {
         var body = bytes[...]
         if body.suffix(2).elementsEqual([UInt8(ascii: "S"), UInt8(ascii: "g")]) { body = body.dropLast(2) }
-        return body.last == UInt8(ascii: "_") && body.contains(UInt8(ascii: "I")) && body.contains(UInt8(ascii: "g"))
+        guard body.last == UInt8(ascii: "_"), let marker = body.lastIndex(of: UInt8(ascii: "I")) else { return false }
+        // `I`, a few convention letters (`eg`: escaping, guaranteed context; `d`, `n`, `r`…), then
+        // `_`. A dependent member type (`…7LoadingPQy_`) also ends in `_`, with an identifier's
+        // letters after its last `I`.
+        let conventions = body[(marker + 1)..<(body.endIndex - 1)]
+        return conventions.count <= 10 && conventions.contains(UInt8(ascii: "g"))
+            && conventions.first.map { (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) } == true
+            && !conventions.contains(UInt8(ascii: "Q"))
     }
 
     /// A (maybe generic, maybe optional) class: `<symbolic class reference>[generic arguments]G`

@@ -15,7 +15,10 @@ struct GenericCaptureEnvironment {
     let isComplete: Bool
     private let encoded: [UInt8]
 
-    init(arguments: [GenericParameter: UInt]) {
+    /// - Parameter isUsable: false when the context binds something this environment cannot
+    ///   express (a parameter pack, a parameter without a readable source): then no name is
+    ///   resolved in it.
+    init(arguments: [GenericParameter: UInt], isUsable: Bool = true) {
         let depths = (arguments.keys.map(\.depth).max() ?? -1) + 1
         var counts: [Int] = []
         var flat: [UInt] = []
@@ -31,7 +34,7 @@ struct GenericCaptureEnvironment {
             counts.append(flat.count)
         }
         flatArguments = flat
-        isComplete = complete
+        isComplete = complete && isUsable
         // Flags (levels in the low 12 bits, 0 requirements above), the cumulative count of each
         // level (16 bits), then one descriptor byte per parameter: a type parameter with a key
         // argument (0x80).

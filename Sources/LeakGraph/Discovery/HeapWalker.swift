@@ -97,6 +97,15 @@ struct HeapWalker {
     /// one record).
     private var unreadSeen: Set<UnreadKey> = []
 
+    /// The plans already said unread for an owner (cheaper than hashing their reasons again for
+    /// every element of an array of them).
+    private var unreadPlans: Set<UnreadPlanKey> = []
+
+    private struct UnreadPlanKey: Hashable {
+        let owner: Int
+        let plan: ObjectIdentifier
+    }
+
     private struct UnreadKey: Hashable {
         let owner: Int
         let why: String
@@ -192,7 +201,7 @@ struct HeapWalker {
         // A held context's metadata is real (the context is alive), wherever it lives, and so
         // are the generic arguments it stores (written once, when it was made).
         let descriptor = CaptureDescriptor.of(metadata: metadata, map: map)
-        let layout = captureLayout(descriptor, context: base, trusted: true)
+        let layout = captureLayout(descriptor, metadata: metadata, context: base, trusted: true)
         if let reason = layout.unreadReason {
             limits.insert("closure contexts with captures of a type that cannot be resolved")
             noteUnread(owner: index, in: "capture", why: reason)
@@ -218,7 +227,11 @@ struct HeapWalker {
     /// (nothing found refers into them: references are addresses and labels).
     private mutating func drain() {
         while let work = stack.popLast() {
-            if let reason = work.plan.unreadReason { noteUnread(owner: work.owner, in: work.prefix, why: reason) }
+            if let reason = work.plan.unreadReason,
+                unreadPlans.insert(UnreadPlanKey(owner: work.owner, plan: ObjectIdentifier(work.plan))).inserted
+            {
+                noteUnread(owner: work.owner, in: work.prefix, why: reason)
+            }
             for step in work.plan.steps { perform(step, in: work) }
         }
         finish()
@@ -365,8 +378,12 @@ struct HeapWalker {
             add(work, to: .node(node), kind: .strong, label: label)
             return
         }
+        guard nodes.count < Self.untrackedNodeLimit else {
+            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
+            return
+        }
         // Statically allocated objects (empty collections' singletons) live in an image.
-        guard nodes.count < Self.untrackedNodeLimit, !map.isImage(word, length: 16),
+        guard !map.isImage(word, length: 16),
             let header = memory.read(word, count: 16)
         else { return }
         let metadataWord = header.load(as: UInt.self)
@@ -389,7 +406,12 @@ struct HeapWalker {
         let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
         walkableClasses[metadataWord] = walkable
         guard walkable else { return }
-        let instanceSize = Int(metadata.load(fromByteOffset: 24, as: UInt32.self))
+        #if os(Linux)
+            let instanceSizeOffset = 24
+        #else
+            let instanceSizeOffset = 48
+        #endif
+        let instanceSize = Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self))
         guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)
         else { return }
         let holders = UnheldMemory.strongCount(header: instance) ?? Int(Int32.max)
@@ -528,8 +550,14 @@ struct HeapWalker {
                 let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
             else { return }
             let descriptor = CaptureDescriptor.of(metadata: metadataPointer, map: map)
-            guard let arguments = memory.read(context, count: descriptor.argumentBytes) else { return }
-            let layout = captureLayout(descriptor, context: arguments, trusted: false)
+            let layout: CaptureLayout
+            if let fixed = descriptor.fixedLayout {
+                layout = fixed
+            } else {
+                // Only a generic context's arguments are read before its captures.
+                guard let arguments = memory.read(context, count: descriptor.argumentBytes) else { return }
+                layout = captureLayout(descriptor, metadata: metadataPointer, context: arguments, trusted: false)
+            }
             if let reason = layout.unreadReason {
                 limits.insert("closure contexts with captures of a type that cannot be resolved")
                 noteUnread(owner: work.owner, in: path, why: reason)
@@ -560,12 +588,13 @@ struct HeapWalker {
     /// real metadata; otherwise (a copy that may be stale) each is checked before the runtime
     /// sees it.
     private mutating func captureLayout(
-        _ descriptor: CaptureDescriptor, context: UnsafeRawPointer, trusted: Bool
+        _ descriptor: CaptureDescriptor, metadata: UnsafeRawPointer, context: UnsafeRawPointer, trusted: Bool
     ) -> CaptureLayout {
         if let fixed = descriptor.fixedLayout { return fixed }
         let map = self.map
         return descriptor.layout(
-            context: context, read: { address, count in memory.readMetadata(address, count: count) },
+            metadata: metadata, context: context,
+            read: { address, count in memory.readMetadata(address, count: count) },
             isMetadata: { word in trusted ? map.readableBytes(at: word) >= 16 : memory.isUsableType(word) })
     }
 

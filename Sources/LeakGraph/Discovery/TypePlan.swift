@@ -312,12 +312,28 @@ final class TypePlan: Sendable {
                 )
                 return
             }
+            // Where each field's room ends: the next field's offset, or the end of the value. A field
+            // reported as `()` with room of its own is one reflection could not hand out.
+            let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+            #if os(Linux)
+                let instanceSizeOffset = 24
+            #else
+                let instanceSizeOffset = 48
+            #endif
+            let end =
+                kind == .classInstance
+                ? Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self)) : lg_type_size(metadata)
+            func room(after fieldOffset: Int) -> Int {
+                (raw.map(\.offset).filter { $0 > fieldOffset }.min() ?? end) - fieldOffset
+            }
             for (index, field) in raw.enumerated() {
                 if kind == .classInstance && field.name == "leakGraphSlot" && field.offset == 16 { continue }
                 let name = kind == .tuple ? String(field.name.drop { $0 == "." }) : field.name
                 let fieldPath = path.isEmpty ? name : "\(path).\(name)"
                 let typeName = kind == .tuple ? nil : names![index]
-                if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName) {
+                if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName)
+                    && room(after: field.offset) > 0
+                {
                     leaveOut(
                         "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
                     )

@@ -96,11 +96,13 @@ extension GraphSnapshot {
         // Subscriptions that can never finish are leaks of a kind: kept. Those that never
         // finished are most of a running program's subscriptions: listed only when written.
         report.canNeverFinish.forEach(keep)
-        // Possible leaks are said in the reports: what they name is written.
+        // Possible leaks are said in the reports: what they name is written, and so are the
+        // objects held from outside that reach memory LeakGraph could not read.
         for leak in report.possibleLeaks {
             leak.object.map(keep)
             leak.unread.forEach { keep($0.object) }
         }
+        for owner in report.unknownOwners where owner.reachesUnreadMemory { keep(owner.object) }
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
         // only when kept for one of the reasons above.

@@ -215,7 +215,9 @@ public enum JSONExporter {
         out.array(report.neverFinished) { id, out in out.int(id) }
         out.key(Top.canNeverFinish)
         out.array(report.canNeverFinish) { id, out in out.int(id) }
-        if !report.possibleLeaks.isEmpty {
+        // Written whenever something was unread (empty included): a reader then knows the verdicts
+        // were made, and does not make them again from the part of the graph this dump holds.
+        if !report.possibleLeaks.isEmpty || !snapshot.unreadReferences.isEmpty {
             let leakKeys = DumpRecordKeys<DumpSchema.PossibleLeak>()
             let unreadAtKeys = DumpRecordKeys<DumpSchema.UnreadAt>()
             out.section(Top.possibleLeaks, report.possibleLeaks, keys: leakKeys, linePerRecord: false) {

@@ -221,6 +221,9 @@ public struct UnreadReferenceInfo: Sendable, Hashable, Codable {
     /// Why it could not be read, in words for the user.
     public var why: String
 
+    /// Whether the unread memory is a closure's capture (its reason says "a capture …").
+    public var isCapture: Bool { why.hasPrefix("a capture") }
+
     /// Creates a record.
     public init(object: UInt64, place: String, why: String) {
         self.object = object

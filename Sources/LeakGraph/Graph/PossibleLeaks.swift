@@ -112,7 +112,10 @@ enum UnreadReach {
         guard !snapshot.unreadReferences.isEmpty else { return [] }
         let index = NodeIndex(snapshot.objects)
         var firstRecord = [Int32](repeating: -1, count: graph.count)
-        for (record, unread) in snapshot.unreadReferences.enumerated().reversed() {
+        // Only unread closure captures: the shape of a closure that captures its owner. An object
+        // that nothing shown holds and that keeps a `Mutex` or a buffer's tail is most often a
+        // service a global holds (`static let shared`): calling it a possible leak was noise.
+        for (record, unread) in snapshot.unreadReferences.enumerated().reversed() where unread.isCapture {
             let node = index.node(of: unread.object)
             if node >= 0 { firstRecord[node] = Int32(record) }
         }
