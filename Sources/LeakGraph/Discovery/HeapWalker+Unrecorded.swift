@@ -1,0 +1,94 @@
+import CLeakGraphSupport
+
+/// Objects whole-process tracking did not record, reached from ones it did, and the state of
+/// LeakGraph's own locks.
+extension HeapWalker {
+    /// A strong reference, in a whole-process snapshot, to a live object whole-process tracking
+    /// did not record: one `libswiftCore` allocated itself for a user type (in a debug build
+    /// `ManagedBuffer.create` is not inlined, so swift-collections' `Deque` buffers are made
+    /// there), or one made before tracking began. It becomes a node, read through fault-safe
+    /// copies (another thread may free it meanwhile), and its own references are followed.
+    mutating func unrecorded(_ word: UInt, from work: Work, label: String) {
+        if let node = nodeOfAddress[word] {
+            add(work, to: .node(node), kind: .strong, label: label)
+            return
+        }
+        guard nodes.count < Self.untrackedNodeLimit else {
+            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
+            return
+        }
+        // Statically allocated objects (empty collections' singletons) live in an image.
+        guard !map.isImage(word, length: 16),
+            let header = memory.read(word, count: 16)
+        else { return }
+        let metadataWord = header.load(as: UInt.self)
+        #if os(Linux)
+            let descriptionOffset = 40
+        #else
+            let descriptionOffset = 64
+        #endif
+        guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return }
+        let kind = metadata.load(as: UInt.self)
+        let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        guard kind == 0 || kind >= 0x800, descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+            let descriptorPointer = UnsafeRawPointer(bitPattern: descriptor),
+            descriptorPointer.load(as: UInt32.self) & 0x1F == 16,
+            let metadataPointer = UnsafeRawPointer(bitPattern: metadataWord)
+        else { return }
+        // The class checks out: its metadata is permanent and may be used in place from here.
+        memory.trust(type: metadataWord)
+        let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
+        let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
+        walkableClasses[metadataWord] = walkable
+        guard walkable else { return }
+        #if os(Linux)
+            let instanceSizeOffset = 24
+        #else
+            let instanceSizeOffset = 48
+        #endif
+        let instanceSize = Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self))
+        guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)
+        else { return }
+        let holders = UnheldMemory.strongCount(header: instance) ?? Int(Int32.max)
+        let node = addNode(word, type: displayTypeName(cls), retainCount: holders)
+        // From the copied header: inline counts only (a side table may be freed meanwhile).
+        nodes[node].weakAndUnownedReferences = inlineWeakAndUnownedReferences(instance)
+        add(work, to: .node(node), kind: .strong, label: label)
+        let plan = instancePlans[metadataWord] ?? TypePlan.ofInstances(cls)
+        instancePlans[metadataWord] = plan
+        if metadataWord == LockStorage.metadataAddress {
+            lockedState(word, instance: instance, owner: trackedCount + node)
+            return
+        }
+        if let reason = plan.unreadReason, plan.steps.isEmpty {
+            noteUnread(owner: trackedCount + node, in: "", why: reason)
+        }
+        guard !plan.steps.isEmpty else { return }
+        stack.append(
+            Work(
+                base: instance, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
+                hops: 0))
+    }
+
+    /// The state a ``Locked`` keeps in its storage's tail (LeakGraph's own lock, which other
+    /// libraries' objects hold: a LeakGraphRx subject's observers are there). Its type is in the
+    /// storage's header; `instance` is a copy of the storage's object part.
+    mutating func lockedState(_ address: UInt, instance: UnsafeRawPointer, owner: Int) {
+        let typeWord = instance.load(fromByteOffset: LockStorage.stateTypeOffset, as: UInt.self)
+        guard memory.isUsableType(typeWord), let typePointer = UnsafeRawPointer(bitPattern: typeWord) else {
+            noteUnread(owner: owner, in: "state", why: "the state of a lock whose type cannot be checked")
+            return
+        }
+        let type = unsafeBitCast(typePointer, to: Any.Type.self)
+        let plan = TypePlan.of(type)
+        let alignment = Int(lg_type_flags(typePointer) & 0xFF) + 1
+        let offset = (LockStorage.tailOffset + alignment - 1) / alignment * alignment
+        guard !plan.steps.isEmpty || !plan.complete,
+            let state = memory.read(address, count: offset + max(1, lg_type_size(typePointer)))
+        else { return }
+        stack.append(
+            Work(
+                base: state + offset, plan: plan, owner: owner, prefix: "state", origin: .reflected, closure: nil,
+                hops: 0))
+    }
+}

@@ -1,0 +1,97 @@
+import CLeakGraphSupport
+
+/// Enum payloads (indirect ones through their boxes) and existential containers.
+extension HeapWalker {
+    mutating func enumeration(_ value: UnsafeRawPointer, info: EnumInfo, from work: Work, path: String) {
+        let metadata = unsafeBitCast(info.metadata.type, to: UnsafeRawPointer.self)
+        let tag = Int(lg_enum_tag(value, metadata))
+        guard tag < info.cases.count, let payloadType = info.cases[tag].payload?.type else { return }
+        let label = info.isOptional ? path : Self.join(path, info.cases[tag].name)
+        var payload = value
+        if info.isMultiPayload {
+            // The tag may sit in the payload's spare bits: project a bitwise copy (no retains).
+            let size = max(1, lg_type_size(metadata))
+            let copy = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+            copy.copyMemory(from: value, byteCount: size)
+            lg_enum_project(copy, metadata)
+            scratch.append(copy)
+            payload = UnsafeRawPointer(copy)
+        }
+        let plan = TypePlan.of(payloadType)
+        guard !plan.steps.isEmpty else { return }
+        if info.cases[tag].isIndirect {
+            // The payload lives in a heap box (shared by every copy of the value); the offset of
+            // its value is in the box's metadata, whatever kind of box the compiler chose.
+            let boxWord = payload.load(as: UInt.self)
+            guard boxWord != 0 else { return }
+            let name = "indirect \(info.metadata.type).\(info.cases[tag].name)"
+            if heldPosition(boxWord, false) >= 0 || nodeOfAddress[boxWord] != nil {
+                _ = enter(storage: boxWord, byteCount: 16, type: name, from: work, path: label)
+                return
+            }
+            guard let header = memory.read(boxWord, count: 16),
+                let boxMetadata = memory.readMetadata(header.load(as: UInt.self), count: 16)
+            else { return }
+            let offset = Int(boxMetadata.load(fromByteOffset: 8, as: UInt32.self))
+            let size = lg_type_size(unsafeBitCast(payloadType, to: UnsafeRawPointer.self))
+            guard offset >= 16, offset < 4096,
+                let (base, owner, prefix) = enter(
+                    storage: boxWord, byteCount: offset + size, type: name, from: work, path: label)
+            else { return }
+            stack.append(
+                Work(
+                    base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                    closure: work.closure, hops: work.hops))
+            return
+        }
+        stack.append(
+            Work(
+                base: payload, plan: plan, owner: work.owner, prefix: label, origin: work.origin, closure: work.closure,
+                hops: work.hops))
+    }
+
+    mutating func existential(_ container: UnsafeRawPointer, from work: Work, path: String) {
+        let typeWord = container.load(fromByteOffset: 24, as: UInt.self)
+        guard typeWord != 0, let typePointer = UnsafeRawPointer(bitPattern: typeWord) else { return }
+        if !memory.isUsableType(typeWord) {
+            // A class instance the snapshot holds vouches for its own class.
+            let payload = container.load(as: UInt.self)
+            guard payload != 0, heldPosition(payload, false) >= 0,
+                UnsafeRawPointer(bitPattern: payload)?.load(as: UInt.self) == typeWord
+            else {
+                limits.insert("existential values of a type that cannot be checked")
+                noteUnread(owner: work.owner, in: path, why: "an existential value whose type cannot be checked")
+                return
+            }
+            memory.trust(type: typeWord)
+        }
+        let type = unsafeBitCast(typePointer, to: Any.Type.self)
+        let plan = TypePlan.of(type)
+        guard !plan.steps.isEmpty else { return }
+        let flags = lg_type_flags(typePointer)
+        if flags & 0x0002_0000 == 0 {
+            // Stored inline in the container's three words.
+            stack.append(
+                Work(
+                    base: container, plan: plan, owner: work.owner, prefix: path, origin: work.origin,
+                    closure: work.closure, hops: work.hops))
+            return
+        }
+        // Out of line: the first word is a heap box, shared by every copy of the existential.
+        let boxWord = container.load(as: UInt.self)
+        guard boxWord != 0 else { return }
+        let alignMask = Int(flags & 0xFF)
+        let offset = (16 + alignMask) & ~alignMask
+        guard
+            let (base, owner, prefix) = enter(
+                storage: boxWord, byteCount: offset + lg_type_size(typePointer), type: "box of \(type)", from: work,
+                path: path)
+        else {
+            return
+        }
+        stack.append(
+            Work(
+                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                closure: work.closure, hops: work.hops))
+    }
+}
