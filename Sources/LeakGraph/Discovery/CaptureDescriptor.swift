@@ -234,11 +234,7 @@ final class CaptureDescriptor: Sendable {
         guard kind == 0 || kind >= 0x800 else { return nil }
         // A class: the offset depends on its superclasses' sizes, recorded in its descriptor
         // (not for a resilient superclass, whose bounds are only known at run time).
-        #if os(Linux)
-            let descriptionOffset = 40
-        #else
-            let descriptionOffset = 64
-        #endif
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
         guard let full = read(address, descriptionOffset + 8) else { return nil }
         let descriptorWord = full.load(fromByteOffset: descriptionOffset, as: UInt.self)
         guard let descriptor = read(descriptorWord, 36) else { return nil }

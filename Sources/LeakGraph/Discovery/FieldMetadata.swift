@@ -25,11 +25,7 @@ func mangledNameIsEmptyTuple(_ name: UnsafeRawPointer?) -> Bool {
 /// The mangled type name of each stored field of one nominal type (nil for a record without
 /// one), from its field descriptor; nil when it has none or it looks malformed.
 func descriptorFieldTypeNames(metadata: UnsafeRawPointer, isClass: Bool) -> [UnsafeRawPointer?]? {
-    #if os(Linux)
-        let descriptionOffset = isClass ? 40 : 8
-    #else
-        let descriptionOffset = isClass ? 64 : 8
-    #endif
+    let descriptionOffset = isClass ? ClassMetadataLayout.descriptionOffset : 8
     guard let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UnsafeRawPointer?.self),
         let fields = relativeTarget(descriptor + 16)
     else { return isClass ? [] : nil }

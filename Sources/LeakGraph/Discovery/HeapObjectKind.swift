@@ -19,11 +19,7 @@ enum HeapObjectKind: Equatable {
     /// nominal type descriptor, in a loaded image, says class too. (Generic classes' metadata is
     /// made at run time; their descriptor is still the compiler's.)
     static func isClassMetadata(_ metadata: UnsafeRawPointer, map: MemoryMap) -> Bool {
-        #if os(Linux)
-            let descriptionOffset = 40
-        #else
-            let descriptionOffset = 64
-        #endif
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
         let address = UInt(bitPattern: metadata)
         guard map.readableBytes(at: address) >= UInt(descriptionOffset + 8) else { return false }
         let kind = metadata.load(as: UInt.self)
@@ -34,4 +30,18 @@ enum HeapObjectKind: Equatable {
         else { return false }
         return pointer.load(as: UInt32.self) & 0x1F == 16
     }
+}
+
+/// Where Swift class metadata keeps what discovery reads (no Objective-C interop on Linux: its
+/// three words of cache and data pointer are absent there).
+enum ClassMetadataLayout {
+    #if os(Linux)
+        /// The nominal type descriptor.
+        static let descriptionOffset = 40
+        /// The instance size (32 bits).
+        static let instanceSizeOffset = 24
+    #else
+        static let descriptionOffset = 64
+        static let instanceSizeOffset = 48
+    #endif
 }

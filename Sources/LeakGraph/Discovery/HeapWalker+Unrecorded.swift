@@ -22,11 +22,7 @@ extension HeapWalker {
             let header = memory.read(word, count: 16)
         else { return }
         let metadataWord = header.load(as: UInt.self)
-        #if os(Linux)
-            let descriptionOffset = 40
-        #else
-            let descriptionOffset = 64
-        #endif
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
         guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return }
         let kind = metadata.load(as: UInt.self)
         let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
@@ -41,11 +37,7 @@ extension HeapWalker {
         let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
         walkableClasses[metadataWord] = walkable
         guard walkable else { return }
-        #if os(Linux)
-            let instanceSizeOffset = 24
-        #else
-            let instanceSizeOffset = 48
-        #endif
+        let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
         let instanceSize = Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self))
         guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)
         else { return }

@@ -38,13 +38,7 @@ indirect enum MetadataSource: Equatable, Sendable {
     }
 
     private static func number(_ text: [UInt8], at index: inout Int) -> Int? {
-        var value = 0
-        var digits = 0
-        while index < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[index]), digits < 6 {
-            value = value * 10 + Int(text[index] - UInt8(ascii: "0"))
-            index += 1
-            digits += 1
-        }
+        let (value, digits) = decimal(text, at: &index)
         return digits > 0 ? value : nil
     }
 
@@ -96,13 +90,7 @@ struct GenericParameter: Hashable, Comparable, Sendable {
 
     /// `_` is 0, `<n>_` is n + 1.
     private static func index(_ text: [UInt8], at position: inout Int) -> Int? {
-        var value = 0
-        var digits = 0
-        while position < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[position]), digits < 6 {
-            value = value * 10 + Int(text[position] - UInt8(ascii: "0"))
-            position += 1
-            digits += 1
-        }
+        let (value, digits) = decimal(text, at: &position)
         guard position < text.count, text[position] == UInt8(ascii: "_") else { return nil }
         position += 1
         return digits == 0 ? 0 : value + 1
@@ -111,4 +99,16 @@ struct GenericParameter: Hashable, Comparable, Sendable {
     static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.depth, lhs.index) < (rhs.depth, rhs.index)
     }
+}
+
+/// The decimal number at `index` (at most six digits), and how many digits it had (0: none).
+private func decimal(_ text: [UInt8], at index: inout Int) -> (value: Int, digits: Int) {
+    var value = 0
+    var digits = 0
+    while index < text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(text[index]), digits < 6 {
+        value = value * 10 + Int(text[index] - UInt8(ascii: "0"))
+        index += 1
+        digits += 1
+    }
+    return (value, digits)
 }

@@ -102,11 +102,7 @@ final class TypePlan: Sendable {
         bitPattern: classDescriptor(of: unsafeBitCast(ManagedBuffer<Int, Int>.self, to: UnsafeRawPointer.self)))
 
     private static func classDescriptor(of metadata: UnsafeRawPointer) -> UnsafeRawPointer? {
-        #if os(Linux)
-            metadata.load(fromByteOffset: 40, as: UnsafeRawPointer?.self)
-        #else
-            metadata.load(fromByteOffset: 64, as: UnsafeRawPointer?.self)
-        #endif
+        metadata.load(fromByteOffset: ClassMetadataLayout.descriptionOffset, as: UnsafeRawPointer?.self)
     }
 
     /// The `Element` of the `ManagedBuffer<Header, Element>` that `type` is or inherits from.
@@ -315,11 +311,7 @@ final class TypePlan: Sendable {
             // Where each field's room ends: the next field's offset, or the end of the value. A field
             // reported as `()` with room of its own is one reflection could not hand out.
             let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
-            #if os(Linux)
-                let instanceSizeOffset = 24
-            #else
-                let instanceSizeOffset = 48
-            #endif
+            let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
             let end =
                 kind == .classInstance
                 ? Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self)) : lg_type_size(metadata)

@@ -137,11 +137,7 @@ struct UnheldMemory {
             guard count >= 0, count < 1024, let all = readMetadata(word, count: 24 + count * 16) else { return false }
             return (0..<count).allSatisfy { isMetadataWord(all.load(fromByteOffset: 24 + $0 * 16, as: UInt.self)) }
         default:
-            #if os(Linux)
-                let descriptionOffset = 40
-            #else
-                let descriptionOffset = 64
-            #endif
+            let descriptionOffset = ClassMetadataLayout.descriptionOffset
             guard let cls = readMetadata(word, count: descriptionOffset + 8) else { return false }
             let descriptor = cls.load(fromByteOffset: descriptionOffset, as: UInt.self)
             guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
