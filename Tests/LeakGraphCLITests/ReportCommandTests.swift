@@ -68,6 +68,34 @@ struct ReportCommandTests {
         #expect(page.contains("<code>MapSink&lt;Int&gt; #3</code>"))
     }
 
+    @Test("a possible leak is said in the text and the page, and exits 4: not clean, not a certain leak")
+    func possibleLeakExitsFour() throws {
+        var graph = GraphBuilder()
+        let model = graph.object("ViewModel", rc: 2, site: "bind() at Sources/App/Model.swift:3")
+        let context = graph.object("closure context")
+        graph.edge(model, context, "action")
+        graph.edge(context, model, "capture")
+        var snapshot = graph.snapshot
+        snapshot.unreadReferences = [
+            UnreadReferenceInfo(
+                object: context, place: "capture", why: "a capture of a parameter pack (`repeat each T`), not read")
+        ]
+        let path = writeFile(JSONExporter.render(snapshot, processID: 7), "possible.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .possibleLeaks)
+        #expect(result.status.rawValue == 4)
+        #expect(result.output.contains("No certain leak, but 1 possible leak"), "\(result.output)")
+        #expect(
+            result.output.contains(
+                "possible leak: ViewModel —action→ closure context —capture→ ViewModel is held only by 1 reference(s)"),
+            "\(result.output)")
+        let page = try String(
+            contentsOfFile: HTMLCommand.write(
+                dump: path, output: directory + "/possible.html", loader: DumpLoader(console: ConsoleCapture().console),
+                renderer: .missing), encoding: .utf8)
+        #expect(page.contains("<h2>Possible leaks</h2>"))
+    }
+
     @Test("--owners lists the objects that alone keep others alive; the leaked pair's newest member keeps the other")
     func ownersListsDominators() throws {
         let path = writeFile(Graphs.leakingPair.json(), "owners.json", in: directory)

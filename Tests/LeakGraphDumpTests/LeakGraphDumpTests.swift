@@ -668,3 +668,38 @@ struct LeakGraphDumpPerformanceTests {
         return size
     }
 }
+
+@Suite("Unread memory and possible leaks in the dump")
+struct UnreadRoundTripTests {
+    @Test("objects' unread records, possible leaks and reachesUnread survive a write and a read")
+    func roundTrip() throws {
+        var snapshot = GraphSnapshot(
+            objects: [
+                ObjectInfo(id: 1, type: "A", strongRetainCount: 2), ObjectInfo(id: 2, type: "B", strongRetainCount: 1),
+                ObjectInfo(id: 3, type: "Service", strongRetainCount: 1),
+            ],
+            edges: [EdgeInfo(from: 1, to: 2, label: "b"), EdgeInfo(from: 2, to: 1, label: "a")])
+        snapshot.unreadReferences = [
+            UnreadReferenceInfo(
+                object: 2, place: "action", why: "a capture of a parameter pack (`repeat each T`), not read"),
+            UnreadReferenceInfo(object: 3, place: "fields", why: "state: a noncopyable value"),
+        ]
+        let report = LeakDetector.analyze(snapshot)
+        #expect(report.possibleLeaks.count == 1)
+        let json = JSONExporter.render(snapshot, report: report)
+        #expect(json.contains(#""unread":[{"in":"action","why":"#))
+        let dump = try LeakGraphDump(data: Data(json.utf8), path: "unread.json")
+        #expect(dump.snapshot.unreadReferences == snapshot.unreadReferences)
+        #expect(dump.possibleLeaks == report.possibleLeaks)
+        #expect(dump.report.unknownOwners.first { $0.object == 3 }?.reachesUnreadMemory == true)
+    }
+
+    @Test("a dump without unread records has no unread fields and no possibleLeaks section")
+    func nothingUnreadWritesNothing() throws {
+        let snapshot = GraphSnapshot(objects: [ObjectInfo(id: 1, type: "A", strongRetainCount: 1)], edges: [])
+        let json = JSONExporter.render(snapshot)
+        #expect(!json.contains("unread"))
+        #expect(!json.contains("possibleLeaks"))
+        #expect(try LeakGraphDump(data: Data(json.utf8), path: "plain.json").possibleLeaks.isEmpty)
+    }
+}
