@@ -188,6 +188,12 @@ final class TypePlan: Sendable {
                     addFixedArray(count: count, element: element, offset: offset, path: path, depth: depth)
                     return
                 }
+                if unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307 {
+                    // Extended existential metadata: its container's shape is described by a
+                    // generalization signature this reader does not interpret.
+                    leaveOut("\(path): a constrained existential (\(displayTypeName(type))), not read")
+                    return
+                }
                 switch BuiltinShape(of: type) {
                 case .nativeReference: steps.append(.strong(offset: offset, path: path))
                 case .trivial: break
@@ -244,6 +250,10 @@ final class TypePlan: Sendable {
             case .other where BuiltinShape(of: wrapped) == .nativeReference:
                 // nil is the null word.
                 steps.append(.strong(offset: offset, path: path))
+            case .other where unsafeBitCast(wrapped, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307:
+                leaveOut("\(path): a constrained existential (\(displayTypeName(wrapped))), not read")
+            case .other where BuiltinShape(of: wrapped) == .unknown:
+                leaveOut("\(path): a builtin value (\(displayTypeName(wrapped))) that may hold a reference, not read")
             case .other:
                 break
             default:

@@ -136,7 +136,7 @@ public enum Corpus {
     /// The scenarios, in a stable order.
     public static let all: [Scenario] =
         core + GenericCaptureScenarios.all + HostileContextScenarios.all
-        + RecursiveClosureScenarios.all + LayoutScenarios.all
+        + RecursiveClosureScenarios.all + LayoutScenarios.all + ExistentialScenarios.all
 
     private static let core: [Scenario] = [
         // Shared storage: a copy of the storage kept elsewhere is an outside holder.

@@ -246,3 +246,30 @@ enum LayoutScenarios {
         },
     ]
 }
+
+/// A protocol with a primary associated type, for a constrained existential.
+protocol Holds<Held> {
+    associatedtype Held
+    var held: Held { get }
+}
+
+struct NodeHolder: Holds {
+    let held: Node
+}
+
+/// A node holding a constrained existential (`any Holds<Node>`) that holds it back.
+final class ConstrainedHolder: TrackedObject {
+    var value: (any Holds<Node>)?
+}
+
+enum ExistentialScenarios {
+    static let all: [Scenario] = [
+        // Not read (said as unread): never a false leak.
+        Scenario(name: "constrained-existential-holding-a-reference", expected: .retained) {
+            let node = Node(label: "constrained-existential-holding-a-reference")
+            let holder = ConstrainedHolder(label: "constrained-existential-holding-a-reference")
+            holder.value = NodeHolder(held: node)
+            node.anything = holder
+        }
+    ]
+}
