@@ -325,8 +325,10 @@ final class TypePlan: Sendable {
             let end =
                 kind == .classInstance
                 ? Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self)) : lg_type_size(metadata)
-            func room(after fieldOffset: Int) -> Int {
-                (raw.map(\.offset).filter { $0 > fieldOffset }.min() ?? end) - fieldOffset
+            // Fields are laid out in declaration order: the next one starts where this one's room
+            // ends (a zero-size field shares its offset with the next).
+            func room(of index: Int) -> Int {
+                (index + 1 < raw.count ? raw[index + 1].offset : end) - raw[index].offset
             }
             for (index, field) in raw.enumerated() {
                 if kind == .classInstance && field.name == "leakGraphSlot" && field.offset == 16 { continue }
@@ -334,7 +336,7 @@ final class TypePlan: Sendable {
                 let fieldPath = path.isEmpty ? name : "\(path).\(name)"
                 let typeName = kind == .tuple ? nil : names![index]
                 if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName)
-                    && room(after: field.offset) > 0
+                    && room(of: index) > 0
                 {
                     leaveOut(
                         "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
