@@ -40,8 +40,11 @@ enum ClassMetadataLayout {
         static let descriptionOffset = 40
         /// The instance size (32 bits).
         static let instanceSizeOffset = 24
+        /// The instance alignment mask (16 bits).
+        static let alignMaskOffset = 28
     #else
         static let descriptionOffset = 64
         static let instanceSizeOffset = 48
+        static let alignMaskOffset = 52
     #endif
 }

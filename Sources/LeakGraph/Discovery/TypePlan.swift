@@ -319,7 +319,10 @@ final class TypePlan: Sendable {
                 return
             }
             // Where each field's room ends: the next field's offset, or the end of the value. A field
-            // reported as `()` with room of its own is one reflection could not hand out.
+            // reported as `()` with room of its own is one reflection could not hand out: said
+            // unread from two words up (a `Mutex` guarding a value; an `Atomic` of a word or less
+            // holds no reference, and a zero-size counter such as LeakGraphRx's `RxResource` is
+            // no value at all).
             let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
             let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
             let end =
@@ -328,7 +331,19 @@ final class TypePlan: Sendable {
             // Fields are laid out in declaration order: the next one starts where this one's room
             // ends (a zero-size field shares its offset with the next).
             func room(of index: Int) -> Int {
-                (index + 1 < raw.count ? raw[index + 1].offset : end) - raw[index].offset
+                let start = raw[index].offset
+                // Reflection gives a zero-size field offset 0, whatever precedes it.
+                if raw[..<index].contains(where: { $0.offset > start }) { return 0 }
+                if index + 1 < raw.count { return raw[index + 1].offset - start }
+                if kind == .classInstance {
+                    // A class's instance size is padded to its alignment: a last field of size
+                    // zero at an unaligned offset (LeakGraphRx's `RxResource` counter) has only
+                    // padding after it.
+                    let alignment =
+                        Int(metadata.load(fromByteOffset: ClassMetadataLayout.alignMaskOffset, as: UInt16.self)) + 1
+                    if start % alignment != 0 && end == (start + alignment - 1) / alignment * alignment { return 0 }
+                }
+                return end - start
             }
             for (index, field) in raw.enumerated() {
                 if kind == .classInstance && field.name == "leakGraphSlot" && field.offset == 16 { continue }
@@ -336,7 +351,7 @@ final class TypePlan: Sendable {
                 let fieldPath = path.isEmpty ? name : "\(path).\(name)"
                 let typeName = kind == .tuple ? nil : names![index]
                 if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName)
-                    && room(of: index) > 0
+                    && room(of: index) >= 16
                 {
                     leaveOut(
                         "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
