@@ -21,18 +21,13 @@ extension HeapWalker {
         guard !map.isImage(word, length: 16),
             let header = memory.read(word, count: 16)
         else { return }
+        // A class whose nominal descriptor checks out (`isUsableType` remembers it).
         let metadataWord = header.load(as: UInt.self)
-        let descriptionOffset = ClassMetadataLayout.descriptionOffset
-        guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return }
-        let kind = metadata.load(as: UInt.self)
-        let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
-        guard kind == 0 || kind >= 0x800, descriptor % 4 == 0, map.isImage(descriptor, length: 4),
-            let descriptorPointer = UnsafeRawPointer(bitPattern: descriptor),
-            descriptorPointer.load(as: UInt32.self) & 0x1F == 16,
+        guard memory.isUsableType(metadataWord),
+            let metadata = memory.readMetadata(metadataWord, count: ClassMetadataLayout.instanceSizeOffset + 4),
+            metadata.load(as: UInt.self) == 0 || metadata.load(as: UInt.self) >= 0x800,
             let metadataPointer = UnsafeRawPointer(bitPattern: metadataWord)
         else { return }
-        // The class checks out: its metadata is permanent and may be used in place from here.
-        memory.trust(type: metadataWord)
         let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
         let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
         walkableClasses[metadataWord] = walkable

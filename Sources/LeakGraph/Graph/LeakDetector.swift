@@ -41,11 +41,13 @@ public enum LeakDetector {
 
     private static func addUnreadReach(to report: inout LeakReport, in snapshot: GraphSnapshot, graph: StrongGraph) {
         guard !snapshot.unreadReferences.isEmpty else { return }
-        let nearest = UnreadReach.nearestUnread(snapshot, graph: graph)
-        report.possibleLeaks =
-            UnreadReach.possibleLeaks(snapshot, report: report, nearest: nearest)
-            + UnreadReach.possibleLeakedObjects(snapshot, graph: graph, unknownOwners: report.unknownOwners)
+        // One index of ids for the three passes (each made its own).
         let index = NodeIndex(snapshot.objects)
+        let nearest = UnreadReach.nearestUnread(snapshot, graph: graph, index: index)
+        report.possibleLeaks =
+            UnreadReach.possibleLeaks(snapshot, report: report, nearest: nearest, index: index)
+            + UnreadReach.possibleLeakedObjects(
+                snapshot, graph: graph, index: index, unknownOwners: report.unknownOwners)
         for position in report.unknownOwners.indices {
             let node = index.node(of: report.unknownOwners[position].object)
             if node >= 0, nearest[node] >= 0 { report.unknownOwners[position].reachesUnreadMemory = true }

@@ -39,10 +39,9 @@ public struct PossibleLeak: Sendable, Hashable, Codable {
 /// graph.
 enum UnreadReach {
     /// For each object (by position), the unread record nearest to it downstream (-1: none).
-    static func nearestUnread(_ snapshot: GraphSnapshot, graph: StrongGraph) -> [Int32] {
+    static func nearestUnread(_ snapshot: GraphSnapshot, graph: StrongGraph, index: NodeIndex) -> [Int32] {
         var nearest = [Int32](repeating: -1, count: graph.count)
         guard !snapshot.unreadReferences.isEmpty else { return nearest }
-        let index = NodeIndex(snapshot.objects)
         // Reverse edges, in compressed rows.
         var reverseOffsets = [Int32](repeating: 0, count: graph.count + 1)
         for target in graph.targets { reverseOffsets[Int(target) + 1] += 1 }
@@ -80,10 +79,9 @@ enum UnreadReach {
 
     /// The possible leaks among `report`'s retained cycles.
     static func possibleLeaks(
-        _ snapshot: GraphSnapshot, report: LeakReport, nearest: [Int32]
+        _ snapshot: GraphSnapshot, report: LeakReport, nearest: [Int32], index: NodeIndex
     ) -> [PossibleLeak] {
         guard !snapshot.unreadReferences.isEmpty else { return [] }
-        let index = NodeIndex(snapshot.objects)
         var result: [PossibleLeak] = []
         for (position, cycle) in report.cycles.enumerated() where !cycle.leaked {
             guard !cycle.unexplainedHolders.isEmpty, cycle.unexplainedHolders.allSatisfy({ $0.knownHolders.isEmpty })
@@ -107,10 +105,10 @@ enum UnreadReach {
     /// The unknown owners that nothing the graph shows holds and whose own memory, or that of an
     /// object only they hold (followed through at most `limit` such objects), could not be read.
     static func possibleLeakedObjects(
-        _ snapshot: GraphSnapshot, graph: StrongGraph, unknownOwners: [UnknownOwner], limit: Int = 64
+        _ snapshot: GraphSnapshot, graph: StrongGraph, index: NodeIndex, unknownOwners: [UnknownOwner],
+        limit: Int = 64
     ) -> [PossibleLeak] {
         guard !snapshot.unreadReferences.isEmpty else { return [] }
-        let index = NodeIndex(snapshot.objects)
         var firstRecord = [Int32](repeating: -1, count: graph.count)
         // Only unread closure captures: the shape of a closure that captures its owner. An object
         // that nothing shown holds and that keeps a `Mutex` or a buffer's tail is most often a
