@@ -670,6 +670,17 @@ void lg_process_free_ids(uint64_t *ids) { free(ids); }
 /// the configuration (stack mode, dump at exit) in Swift.
 extern void lg_swift_process_tracking_started(void) __attribute__((weak));
 
+/// Why `LEAKGRAPH_TRACK` asked for something that is not happening (empty when it did not): kept
+/// so that the dump records it and readers refuse to call the run clean.
+static char lg_tracking_problem[256];
+
+const char *lg_process_tracking_problem(void) { return lg_tracking_problem[0] != 0 ? lg_tracking_problem : NULL; }
+
+static void lg_say_tracking_problem(const char *format, const char *value) {
+    snprintf(lg_tracking_problem, sizeof lg_tracking_problem, format, value);
+    fprintf(stderr, "leakgraph: %s\n", lg_tracking_problem);
+}
+
 // `LEAKGRAPH_TRACK=all` starts recording before `main` (and before a test runner's own code).
 __attribute__((constructor)) static void lg_process_tracking_from_environment(void) {
     const char *value = getenv("LEAKGRAPH_TRACK");
@@ -680,8 +691,8 @@ __attribute__((constructor)) static void lg_process_tracking_from_environment(vo
         return;
     if (strcasecmp(value, "all") != 0) {
         // Said, never silent: the variable was meant to turn something on.
-        fprintf(stderr, "leakgraph: LEAKGRAPH_TRACK=%s ignored: its only value is `all` (record every Swift object)\n",
-                value);
+        lg_say_tracking_problem("LEAKGRAPH_TRACK=%s ignored: its only value is `all` (record every Swift object)",
+                                value);
         return;
     }
     const char *master = getenv("LEAKGRAPH");
@@ -700,15 +711,15 @@ __attribute__((constructor)) static void lg_process_tracking_from_environment(vo
         // Said, never silent: a run that asked for every object and records none would pass every
         // check it makes.
 #if defined(LEAKGRAPH_DISABLED)
-        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: LeakGraph is compiled out (the LeakGraphDisabled trait)\n",
-              stderr);
+        lg_say_tracking_problem("LEAKGRAPH_TRACK=%s ignored: LeakGraph is compiled out (the LeakGraphDisabled trait)",
+                                value);
 #elif defined(__linux__)
-        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: the Swift runtime's allocation entry points are not "
-              "LeakGraph's in this process (the runtime is linked statically, e.g. -static-stdlib, or LeakGraph "
-              "is in a shared library); nothing is recorded\n",
-              stderr);
+        lg_say_tracking_problem("LEAKGRAPH_TRACK=%s ignored: the Swift runtime's allocation entry points are not "
+                                "LeakGraph's in this process (the runtime is linked statically, e.g. -static-stdlib, "
+                                "or LeakGraph is in a shared library); nothing is recorded",
+                                value);
 #else
-        fputs("leakgraph: LEAKGRAPH_TRACK=all ignored: whole-process tracking is available on Linux only\n", stderr);
+        lg_say_tracking_problem("LEAKGRAPH_TRACK=%s ignored: whole-process tracking is available on Linux only", value);
 #endif
         return;
     }

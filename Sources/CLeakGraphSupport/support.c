@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
@@ -34,6 +35,8 @@ static void lg_dump_at_exit_from_environment(void) {
 __attribute__((constructor)) static void lg_arm_dump_at_exit_from_environment(void) {
     const char *directory = getenv("LEAKGRAPH_DUMP_DIR");
     if (directory != NULL && directory[0] != 0) (void)atexit(lg_dump_at_exit_from_environment);
+    // Said, never silent: the variable was meant to ask for a dump and none will be written.
+    else if (directory != NULL) fputs("leakgraph: LEAKGRAPH_DUMP_DIR is empty: no dump will be written at exit\n", stderr);
 }
 
 void lg_start_writeback(int descriptor, long long offset, long long count) {

@@ -67,6 +67,27 @@ public struct LeakGraphDump: Sendable {
         /// `LeakGraphDisabled` trait): nothing was checked, whatever the dump holds. False in
         /// dumps written before the field existed.
         public var trackingOff = false
+        /// `all` when the process recorded every Swift object (`LEAKGRAPH_TRACK=all`), `objects`
+        /// when only tracked objects; nil in dumps written before the field existed.
+        public var tracking: String?
+        /// Objects the process recorded since it started, alive or not (nil in older dumps).
+        public var recordedObjects: Int?
+        /// Why `LEAKGRAPH_TRACK` asked for something that did not happen, as the process said it.
+        public var trackingProblem: String?
+
+        /// Why the dump is no evidence of anything, or nil when it is: tracking was off, the
+        /// tracking asked for did not happen, or the program recorded no object at all.
+        public var notCheckedReason: String? {
+            if trackingOff {
+                return "tracking was off in the process that wrote it (LEAKGRAPH=off or the LeakGraphDisabled trait)"
+            }
+            if let trackingProblem { return trackingProblem }
+            if recordedObjects == 0 {
+                return "nothing was tracked: the program recorded no object (it made no tracked object; "
+                    + "LEAKGRAPH_TRACK=all records every Swift object)"
+            }
+            return nil
+        }
 
         /// Whether the file holds every live object.
         public var isComplete: Bool { writtenObjects >= liveObjects }
@@ -1229,6 +1250,9 @@ private struct DumpReader {
                 case .writtenEdges?: summary.writtenEdges = try parser.int()
                 case .types?: summary.types = try readTypeCounts()
                 case .trackingOff?: summary.trackingOff = try parser.bool()
+                case .tracking?: summary.tracking = try parser.string()
+                case .recordedObjects?: summary.recordedObjects = try parser.int()
+                case .trackingProblem?: summary.trackingProblem = try parser.string()
                 default: try parser.skipValue()
                 }
             }

@@ -87,15 +87,53 @@ struct RunCommandTests {
         #expect(held.output.contains("\"retainedCycles\""))
     }
 
-    @Test("a program linked with LeakGraph that never makes a tracked object still writes its dump: clean")
-    func programWithoutTrackedObjects() throws {
+    @Test("a program of plain classes is checked by default: every Swift object is recorded and its cycles found")
+    func plainProgramIsChecked() throws {
         let example = try builtExample("plain-classes-example")
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_TRACK"] = nil
         let run = try runBinary(["run", "--dump-dir", directory + "/plain", "--", example], environment: environment)
-        #expect(run.status == 0)
-        #expect(run.output.contains("0 objects, 0 edges"))
-        #expect(run.output.contains("No leaks."))
+        #expect(run.status == 1)
+        #expect(run.output.contains("Child —parent→ Parent —child→ Child"))
+        #expect(!run.output.contains("No leaks."))
+    }
+
+    @Test("--tracked-only on a program that makes no tracked object: nothing was tracked, exit 3, never \"No leaks.\"")
+    func trackedOnlyOnPlainProgramIsNotClean() throws {
+        let example = try builtExample("plain-classes-example")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_TRACK"] = nil
+        let run = try runBinary(
+            ["run", "--tracked-only", "--dump-dir", directory + "/tracked-only", "--", example],
+            environment: environment)
+        #expect(run.status == 3)
+        #expect(run.output.contains("Nothing was checked: nothing was tracked"))
+        #expect(!run.output.contains("No leaks."))
+        #expect(run.errors.contains("nothing was tracked"))
+    }
+
+    @Test("LEAKGRAPH_TRACK misspelt: recorded in the dump, the report exits 3 and says why")
+    func misspeltTrackValueIsNotClean() throws {
+        let example = try builtExample("plain-classes-example")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_TRACK"] = "yes"
+        let folder = directory + "/misspelt"
+        let run = try runBinary(["run", "--dump-dir", folder, "--", example], environment: environment)
+        #expect(run.status == 3)
+        #expect(run.output.contains("Nothing was checked: LEAKGRAPH_TRACK=yes ignored"))
+        let dump = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".json") })
+        let text = try String(contentsOfFile: folder + "/" + dump, encoding: .utf8)
+        #expect(text.contains(#""trackingProblem":"LEAKGRAPH_TRACK=yes ignored"#))
+    }
+
+    @Test("an empty LEAKGRAPH_DUMP_DIR is said, not silently ignored")
+    func emptyDumpDirectoryIsSaid() throws {
+        let example = try builtExample("plain-classes-example")
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_DUMP_DIR"] = ""
+        let run = try runExecutable(example, environment: environment)
+        #expect(run.errors.contains("LEAKGRAPH_DUMP_DIR is empty: no dump will be written"))
     }
 
     @Test("with tracking off (LEAKGRAPH=off) nothing was checked: said, exit 3, never \"No leaks.\"")

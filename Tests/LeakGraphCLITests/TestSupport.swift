@@ -160,6 +160,13 @@ func runBinary(
     _ arguments: [String], environment: [String: String]? = nil, timeout: TimeInterval = 60
 ) throws -> ToolRun {
     let binary = try #require(leakgraphBinary, "the leakgraph executable is built next to the tests")
+    return try runExecutable(binary, arguments, environment: environment, timeout: timeout)
+}
+
+/// Runs `binary` as a child process (killed after `timeout` seconds, which fails the test).
+func runExecutable(
+    _ binary: String, _ arguments: [String] = [], environment: [String: String]? = nil, timeout: TimeInterval = 60
+) throws -> ToolRun {
     let directory = makeTemporaryDirectory("binary")
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let outPath = directory + "/out"
@@ -182,7 +189,7 @@ func runBinary(
         process.waitUntilExit()
     }
     process.waitUntilExit()
-    #expect(!timedOut, "leakgraph \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
+    #expect(!timedOut, "\(binary) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
     let output = String(decoding: FileManager.default.contents(atPath: outPath) ?? Data(), as: UTF8.self)
     let errors = String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self)
     return ToolRun(

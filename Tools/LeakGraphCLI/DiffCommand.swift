@@ -73,9 +73,9 @@ package struct DiffCommand: ToolCommand {
         var text = diff.text(before: before, after: after, limit: top)
         // A later dump that checked nothing makes every earlier leak look fixed: said first, in
         // the text itself and on stderr, and the exit status is not "clean".
-        let unchecked = later.dump.summary?.trackingOff == true
-        if unchecked {
-            let line = "\(after): nothing was checked: tracking was off in the process that wrote it"
+        let unchecked = later.dump.summary?.notCheckedReason
+        if let unchecked {
+            let line = "\(after): nothing was checked: \(unchecked)"
             console.warn("leakgraph: " + line)
             text = "Warning: " + line + "; leaks below marked fixed or gone are not evidence.\n\n" + text
         }
@@ -93,7 +93,7 @@ package struct DiffCommand: ToolCommand {
             if format == .text { console.write("wrote \(html)\n") }
         }
         if diff.hasNewLeaks { return .leaksFound }
-        return unchecked ? .notChecked : .clean
+        return unchecked != nil ? .notChecked : .clean
     }
 }
 

@@ -78,8 +78,8 @@ struct HTMLReport {
         let verdict =
             summary.hasLeaks
             ? "<p class=\"verdict leaked\">Leaks found</p>"
-            : summary.trackingOff
-                ? "<p class=\"verdict unchecked\">Nothing was checked: tracking was off in the process that wrote this dump</p>"
+            : summary.notChecked != nil
+                ? "<p class=\"verdict unchecked\">Nothing was checked: \(HTMLEscaping.escape(summary.notChecked!))</p>"
                 : !summary.possibleLeaks.isEmpty
                     ? "<p class=\"verdict unchecked\">No certain leak, but \(summary.possibleLeaks.count) possible leak(s): "
                         + "held only by references LeakGraph could not read</p>"

@@ -14,6 +14,9 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     package var liveObjectCount: Int? = nil
     /// Tracking was off in the process that wrote the dump: nothing was checked.
     package var trackingOff = false
+    /// Why nothing was checked (tracking off, `LEAKGRAPH_TRACK` misspelt or unable to work, or no
+    /// object recorded at all), nil when the dump is evidence.
+    package var notChecked: String? = nil
     /// Objects the dump marks as leaked (members of leaked cycles and what only they hold).
     package var leakedObjectCount: Int
     /// Leaked cycles grouped by signature, most frequent first.
@@ -59,7 +62,7 @@ package struct LeakSummary: Sendable, Hashable, Codable {
     /// The exit status of `report` and `run` for this summary.
     package var exitStatus: ExitStatus {
         if hasLeaks { return .leaksFound }
-        if trackingOff { return .notChecked }
+        if trackingOff || notChecked != nil { return .notChecked }
         return possibleLeaks.isEmpty ? .clean : .possibleLeaks
     }
 

@@ -87,6 +87,7 @@ package enum ReportBuilder {
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
         summary.trackingOff = dump.summary?.trackingOff ?? false
+        summary.notChecked = dump.summary?.notCheckedReason
         summary.possibleLeaks = dump.possibleLeaks.map { leak in
             let cycle = leak.cycle.map { dump.cycles[$0] }
             return LeakSummary.PossibleLeakEntry(

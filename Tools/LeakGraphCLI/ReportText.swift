@@ -31,9 +31,8 @@ package enum ReportText {
         } else if !summary.possibleLeaks.isEmpty {
             out += "No certain leak, but \(summary.possibleLeaks.count) possible leak"
             out += "\(plural(summary.possibleLeaks.count)): held only by references LeakGraph could not read.\n"
-        } else if summary.trackingOff {
-            out += "Nothing was checked: tracking was off in the process that wrote this dump "
-            out += "(LEAKGRAPH=off or the LeakGraphDisabled trait).\n"
+        } else if let reason = summary.notChecked {
+            out += "Nothing was checked: \(reason).\n"
         } else {
             out += "No leaks.\n"
         }

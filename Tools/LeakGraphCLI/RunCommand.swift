@@ -4,7 +4,10 @@ import LeakGraph
 
 /// `leakgraph run -- <command …>`: runs a program with dump-at-exit on and reports what it left.
 ///
-/// The program gets `LEAKGRAPH_DUMP_DIR` (a new temporary directory unless `--dump-dir`), its
+/// The program records every Swift object (`LEAKGRAPH_TRACK=all`, unless `--tracked-only` or the
+/// environment already sets `LEAKGRAPH_TRACK`): a program of plain classes is checked, never
+/// called clean because it made no `TrackedObject`. It gets `LEAKGRAPH_DUMP_DIR` (a new temporary
+/// directory unless `--dump-dir`), its
 /// output passes through, and when it exits the tool reads `leakgraph-<pid>.json` (the
 /// program's process id) and prints the report. Exit status 1 when it leaked, 0 when not, 2
 /// when it could not be started or wrote no readable dump.
@@ -12,9 +15,12 @@ package struct RunCommand: ToolCommand {
     /// The command's name and help.
     package static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a program with LEAKGRAPH_DUMP_DIR set and report the dump it writes at exit.",
+        abstract: "Run a program recording every Swift object and report the dump it writes at exit.",
         discussion: """
             Example: leakgraph run -- .build/debug/my-tool --flag
+            The program runs with LEAKGRAPH_TRACK=all (every Swift object recorded; --tracked-only \
+            records only TrackedObject subclasses and LeakGraph.track, and a LEAKGRAPH_TRACK already \
+            in the environment is kept) and LEAKGRAPH_DUMP_DIR set.
             Exit status: 0 no leaks, 1 leaks found, 2 bad usage, the program could not be started, \
             or it wrote no readable dump (is LeakGraph linked in, and did it exit normally?), \
             3 nothing checked (tracking was off), 4 no certain leak but a possible one.
@@ -33,6 +39,10 @@ package struct RunCommand: ToolCommand {
     // Unconditional: `-1` is read as the value and refused by validate(), not taken for an option.
     @Option(parsing: .unconditional, help: "How many types, sites and entries per list to show.")
     package var top: Int = 10
+
+    /// Record only tracked objects, not every Swift object.
+    @Flag(help: "Record only TrackedObject subclasses and LeakGraph.track (the default records every Swift object).")
+    package var trackedOnly = false
 
     /// Shared options.
     @OptionGroup package var options: DumpOptions
@@ -61,7 +71,8 @@ package struct RunCommand: ToolCommand {
         let directory = try dumpDir ?? Self.makeTemporaryDirectory()
         let dumpPath: String
         do {
-            dumpPath = try Self.runProgram(program, dumpDirectory: directory, console: console)
+            dumpPath = try Self.runProgram(
+                program, dumpDirectory: directory, trackEveryObject: !trackedOnly, console: console)
         } catch {
             // A temporary folder the program wrote nothing into is not left behind (rmdir only
             // removes it empty); a folder the user named is theirs.
@@ -74,11 +85,14 @@ package struct RunCommand: ToolCommand {
         return result.status
     }
 
-    /// Runs `arguments` with `LEAKGRAPH_DUMP_DIR=directory`, its standard streams passed
+    /// Runs `arguments` with `LEAKGRAPH_DUMP_DIR=directory` (and `LEAKGRAPH_TRACK=all` when
+    /// `trackEveryObject` and the environment does not set it), its standard streams passed
     /// through, and returns the path of the dump it wrote.
     ///
     /// - Throws: ``ToolError`` when it cannot be started or wrote no dump.
-    static func runProgram(_ arguments: [String], dumpDirectory: String, console: Console) throws(ToolError) -> String {
+    static func runProgram(
+        _ arguments: [String], dumpDirectory: String, trackEveryObject: Bool = true, console: Console
+    ) throws(ToolError) -> String {
         guard let name = arguments.first else { throw ToolError(path: nil, problem: "missing the program to run") }
         do {
             try SafeFileWriter.createDirectory(dumpDirectory)
@@ -92,6 +106,7 @@ package struct RunCommand: ToolCommand {
         process.arguments = Array(arguments.dropFirst())
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_DUMP_DIR"] = directory
+        if trackEveryObject && environment["LEAKGRAPH_TRACK"] == nil { environment["LEAKGRAPH_TRACK"] = "all" }
         process.environment = environment
         do {
             try process.run()

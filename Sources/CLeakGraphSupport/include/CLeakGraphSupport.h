@@ -151,6 +151,9 @@ void lg_process_set_stacks(int depth, int interval);
 /// The function that gives the current leak scope of an allocation (called from the allocation
 /// hook behind a guard: allocations it makes are not recorded).
 void lg_process_set_scope_provider(uint32_t (*provider)(void));
+/// Why `LEAKGRAPH_TRACK` asked for something that is not happening (a value other than `all` or
+/// off, or `all` where it cannot work), or NULL when nothing went wrong.
+const char *lg_process_tracking_problem(void);
 /// Live records, and the bytes of the tables that hold them and their stacks.
 size_t lg_process_record_count(void);
 size_t lg_process_table_bytes(void);

@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 /// What a dump written by ``LeakGraph/writeDump(to:name:renderSVG:contents:)`` or at exit
 /// holds. Chosen with `LEAKGRAPH_DUMP` (`cycles`, the default, or `full`).
 ///
@@ -42,6 +44,15 @@ package struct DumpSummary {
     /// not that nothing leaked, and readers must say so. (Turned off part-way, what was tracked
     /// stays tracked: that dump is real.)
     var trackingOff = !Configuration.shared.everEnabled.load(ordering: .relaxed)
+    /// `all` when every Swift object of the process was recorded (`LEAKGRAPH_TRACK=all`),
+    /// `objects` when only tracked objects (`TrackedObject`, `LeakGraph.track`) were.
+    var tracking = ProcessTracking.isActive ? "all" : "objects"
+    /// Objects recorded since the process started, alive or not: 0 means nothing was tracked, and
+    /// an empty graph is then no evidence of no leaks.
+    var recordedObjects = Int(lg_peek_object_id() - 1)
+    /// Why `LEAKGRAPH_TRACK` asked for something that did not happen (`LEAKGRAPH_TRACK=yes
+    /// ignored: …`), nil when nothing went wrong: readers refuse to call such a run clean.
+    var trackingProblem = lg_process_tracking_problem().map { String(cString: $0) }
 
     package init(
         _ snapshot: GraphSnapshot, report: LeakReport, contents: DumpContents, writtenObjects: Int, writtenEdges: Int

@@ -17,7 +17,9 @@ package enum DumpSchema {
 
     /// The fields of the top-level `summary` (what was alive, what was written).
     package enum Summary: String, DumpField {
-        case contents, liveObjects, liveEdges, writtenObjects, writtenEdges, types, trackingOff
+        case contents, liveObjects, liveEdges, writtenObjects, writtenEdges, types, trackingOff, tracking,
+            recordedObjects,
+            trackingProblem
     }
 
     /// The fields of an entry of the summary's `types`.

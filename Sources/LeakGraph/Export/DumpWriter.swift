@@ -138,6 +138,16 @@ enum DumpAtExit {
                         + "nothing was checked; wrote \(files.json), \(files.dot)")
                 return
             }
+            if let problem = summary.trackingProblem {
+                warn("\(problem): nothing was checked; wrote \(files.json), \(files.dot)")
+                return
+            }
+            if summary.recordedObjects == 0 {
+                warn(
+                    "nothing was tracked: the program recorded no object (LEAKGRAPH_TRACK=all records every "
+                        + "Swift object): nothing was checked; wrote \(files.json), \(files.dot)")
+                return
+            }
             // The graph's count, the one `leakgraph report` shows; whole-process tracking records
             // more (LeakGraph's own objects and those no snapshot walks).
             let live =

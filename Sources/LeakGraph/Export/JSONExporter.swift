@@ -6,7 +6,8 @@ import Foundation
 /// ```
 /// {"format": "leakgraph", "version": 1, "pid": Int, "time": Double,
 ///  "summary": {"contents", "liveObjects", "liveEdges", "writtenObjects", "writtenEdges",
-///              "types": [{"type", "count", "leaked"}], "trackingOff"}   (dumps written by `writeDump` and at exit)
+///              "types": [{"type", "count", "leaked"}], "trackingOff",
+///              "tracking", "recordedObjects", "trackingProblem"}   (dumps written by `writeDump` and at exit)
 ///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide",
 ///               "keepsAlive", "unread": [{"in", "why"}]}],   ("unread" only where discovery could not read)
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
@@ -112,6 +113,10 @@ public enum JSONExporter {
                         }
                     }
                 case .trackingOff: out.bool(summary.trackingOff)
+                case .tracking: out.string(summary.tracking)
+                case .recordedObjects: out.int(summary.recordedObjects)
+                case .trackingProblem:
+                    if let problem = summary.trackingProblem { out.string(problem) } else { out.omitField() }
                 }
             }
         }

@@ -83,7 +83,11 @@ package enum ProcessTracking {
     /// an initialisation this very thread is running.
     static func installScopeProvider() {
         guard isActive else { return }
+        // LeakGraph's own lazy globals (the scope's task-local among them) are not the program's
+        // objects: made unrecorded, they never appear in its dumps.
+        lg_process_suppress(1)
         LeakScope.prepareForAllocationHook()
+        lg_process_suppress(-1)
         lg_process_set_scope_provider { LeakScope.currentScopeIDIfAny() }
     }
 }
@@ -93,6 +97,9 @@ package enum ProcessTracking {
 /// program that never calls LeakGraph still gets its stacks and its dump at exit.
 @_cdecl("lg_swift_process_tracking_started")
 func processTrackingStartedFromEnvironment() {
+    // LeakGraph's configuration and other lazy globals are its own, not the program's objects.
+    lg_process_suppress(1)
+    defer { lg_process_suppress(-1) }
     guard LeakGraph.isEnabled else { return }
     ProcessTracking.applySettings()
 }
