@@ -287,13 +287,13 @@ public enum LeakCheck {
     static func userLocation(of objects: [ObjectInfo], in snapshot: GraphSnapshot) -> SourceLine? {
         // From each stack's first user frame outwards: frames inside initialisers only repeat the type.
         let candidates = objects.compactMap { snapshot.stack($0.stack) }.flatMap { stack -> [SourceLine] in
-            guard stack.addresses.count == stack.frames.count, !stack.addresses.isEmpty else {
-                return stack.frames.dropFirst(stack.userFrame ?? stack.frames.count).compactMap(SourceLine.init(frame:))
-            }
             // The symbolizer's absolute paths: the frames' text shows paths relative to their
             // package, which the working directory (Xcode's, `--package-path`) need not be.
-            let start = stack.userFrame ?? stack.addresses.count
-            return Symbolicator.frames(for: Array(stack.addresses[start...])).compactMap { frame in
+            let frames = stack.addresses.isEmpty ? [] : Symbolicator.stackFrames(for: stack.addresses)
+            guard frames.count == stack.frames.count, !frames.isEmpty else {
+                return stack.frames.dropFirst(stack.userFrame ?? stack.frames.count).compactMap(SourceLine.init(frame:))
+            }
+            return frames.dropFirst(stack.userFrame ?? frames.count).compactMap { frame in
                 guard let file = frame.file, file.hasPrefix("/"), let line = frame.line, line > 0 else { return nil }
                 return SourceLine(file: file, line: line)
             }

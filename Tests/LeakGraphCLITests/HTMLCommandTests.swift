@@ -33,6 +33,15 @@ struct HTMLCommandTests {
         #expect(!page.contains("href=\"http"))
     }
 
+    @Test("advice written with `code` spans shows them as code, not with backticks; an unpaired backtick stays")
+    func inlineCodeRendersAsCode() {
+        #expect(
+            HTMLEscaping.escapeWithInlineCode("make `parent` in Child weak (`weak var`)")
+                == "make <code>parent</code> in Child weak (<code>weak var</code>)")
+        #expect(HTMLEscaping.escapeWithInlineCode("a `<b>` c `d") == "a <code>&lt;b&gt;</code> c `d")
+        #expect(HTMLEscaping.escapeWithInlineCode("no code") == "no code")
+    }
+
     @Test("type names and labels are escaped")
     func escapesText() throws {
         let path = writeFile(Graphs.mixed.json(), "mixed.json", in: directory)

@@ -21,6 +21,31 @@ struct ReportCommandTests {
         #expect(text.contains("(pid 4242)"))
     }
 
+    @Test("identical leaked cycles made at different lines list every place with its count")
+    func groupedLeakListsItsSites() throws {
+        var graph = GraphBuilder()
+        for line in [60, 60, 44] {
+            let function = line == 60 ? "makeSessions()" : "makeFirst()"
+            let session = graph.object("Session", site: "\(function) at Sources/App/main.swift:\(line)")
+            let token = graph.object("Token", site: "\(function) at Sources/App/main.swift:\(line + 1)")
+            graph.edge(session, token, "token")
+            graph.edge(token, session, "session")
+        }
+        let path = writeFile(graph.json(), "sites.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(text.contains("3 × "), "\(text)")
+        #expect(
+            text.contains("Made at: 2 × main.swift:6") && text.contains("1 × main.swift:4"), "\(text)")
+        let json = try ReportCommand.run(
+            path: path, format: .json, loader: DumpLoader(console: ConsoleCapture().console)
+        ).output
+        #expect(json.contains(#""sites""#))
+        // One place: no "Made at" line.
+        let single = writeFile(Graphs.leakingPair.json(), "single.json", in: directory)
+        let plain = try ReportCommand.run(path: single, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(!plain.contains("Made at:"))
+    }
+
     @Test("each leak names its culprit after its verdict: the member that alone keeps the most alive")
     func leakNamesItsCulprit() throws {
         let path = writeFile(Graphs.leakingPair.json(), "culprit.json", in: directory)

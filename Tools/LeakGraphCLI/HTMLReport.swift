@@ -62,8 +62,11 @@ struct HTMLReport {
         guard !leaks.isEmpty else { return "" }
         var out = "<ol class=\"verdicts\">\n"
         for (index, (group, verdict)) in leaks.prefix(rows).enumerated() {
-            out += "<li><a href=\"#leak-\(index + 1)\">\(esc(verdict))</a>"
+            out += "<li><a href=\"#leak-\(index + 1)\">\(code(verdict))</a>"
             if group.count > 1 { out += " <span class=\"count\">(×\(group.count))</span>" }
+            if let made = CycleSites.line(group.sites, limit: rows) {
+                out += "<br><span class=\"sites\">\(esc(made))</span>"
+            }
             if let culprit = group.culprit { out += "<br><span class=\"culprit\">\(esc(culprit))</span>" }
             out += "</li>\n"
         }
@@ -72,6 +75,9 @@ struct HTMLReport {
     }
 
     private func esc(_ text: String) -> String { HTMLEscaping.escape(text) }
+
+    /// Escaped, with `` `code` `` spans shown as code.
+    private func code(_ text: String) -> String { HTMLEscaping.escapeWithInlineCode(text) }
 
     private func summaryTable() -> String {
         let cycles = summary.leakedCycles.reduce(0) { $0 + $1.count }
@@ -107,7 +113,8 @@ struct HTMLReport {
         let pictures = CyclePictures(loaded: loaded, groups: Array(summary.leakedCycles.prefix(drawnGroups)))
         for (index, group) in summary.leakedCycles.enumerated() {
             out += "<section class=\"cycle\" id=\"leak-\(index + 1)\">\n<h3>\(group.count) × \(esc(group.loop))</h3>\n"
-            if let verdict = group.verdict { out += "<p class=\"verdict-line\">\(esc(verdict))</p>\n" }
+            if let verdict = group.verdict { out += "<p class=\"verdict-line\">\(code(verdict))</p>\n" }
+            if let made = CycleSites.line(group.sites, limit: rows) { out += "<p class=\"sites\">\(esc(made))</p>\n" }
             if let culprit = group.culprit { out += "<p class=\"culprit\">\(esc(culprit))</p>\n" }
             if group.signature != group.loop {
                 out += "<p class=\"signature\">signature: \(esc(group.signature))</p>\n"
@@ -115,7 +122,7 @@ struct HTMLReport {
             if index < drawnGroups, let dot = pictures.dot(forGroup: index) {
                 out += figure(dot: dot, number: index + 1, caption: group.hint.map { "✂ " + $0.line })
             } else if let hint = group.hint {
-                out += "<p class=\"hint\">\(esc(hint.line))</p>\n"
+                out += "<p class=\"hint\">\(code(hint.line))</p>\n"
             }
             out += "<ul class=\"members\">\n"
             for member in group.members {
@@ -137,7 +144,7 @@ struct HTMLReport {
 
     /// A graph at 100 % in a pan-and-zoom viewport, with the fix as its caption.
     private func figure(dot: String, number: Int, caption: String?) -> String {
-        let captionHTML = caption.map { "<figcaption class=\"hint\">\(esc($0))</figcaption>" } ?? ""
+        let captionHTML = caption.map { "<figcaption class=\"hint\">\(code($0))</figcaption>" } ?? ""
         do {
             let svg = Self.uniqueIDs(try renderer.svg(fromDot: dot, source: loaded.path), prefix: "g\(number)-")
             return "<figure class=\"graph\">\(captionHTML)<div class=\"tools\">"

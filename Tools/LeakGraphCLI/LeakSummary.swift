@@ -1,3 +1,5 @@
+import LeakGraph
+
 /// What `leakgraph report` says about one dump, as plain data (rendered as text by
 /// ``ReportText`` or as JSON with `--format json`).
 package struct LeakSummary: Sendable, Hashable, Codable {
@@ -99,6 +101,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         /// `Culprit: X #3 keeps 4 object(s) alive: …`: the member whose release frees the most
         /// of the first cycle's leak, and its victims by type.
         package var culprit: String? = nil
+        /// Every place that made the group's cycles with its count, most first.
+        package var sites: [CycleSites.Site] = []
     }
 
     /// A cycle that is alive because something outside holds it.

@@ -36,13 +36,13 @@ package enum ReportBuilder {
 
         // Leaked cycles by signature, in first-seen order, then by count.
         var signatures = StringInterner()
-        var groups: [(first: Cycle, cycles: [[UInt64]])] = []
+        var groups: [(first: Cycle, cycles: [Cycle])] = []
         for cycle in dump.cycles where cycle.leaked {
             let index = Int(signatures.number(of: cycle.signature))
             if index < groups.count {
-                groups[index].cycles.append(cycle.objects)
+                groups[index].cycles.append(cycle)
             } else {
-                groups.append((cycle, [cycle.objects]))
+                groups.append((cycle, [cycle]))
             }
         }
         let ordered = groups.enumerated().sorted {
@@ -56,11 +56,13 @@ package enum ReportBuilder {
             var summary = LeakSummary.CycleGroup(
                 signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
                 members: loopOrder(group.first).prefix(memberLimit).map { entry($0, withStack: true) },
-                cycles: group.cycles, hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
+                cycles: group.cycles.map(\.objects),
+                hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
                 verdict: LeakHint.verdict(
                     for: group.first, in: snapshot, edges: edges,
                     keptAlive: dominators.map { LeakTrace.keptAlive(by: group.first, $0) } ?? 0))
             summary.culprit = dominators.map { LeakTrace.culpritLine(for: group.first, $0, snapshot) }
+            summary.sites = CycleSites.sites(of: group.cycles, in: snapshot)
             return summary
         }
 

@@ -1,4 +1,5 @@
 import Foundation
+import LeakGraph
 
 /// Renders a ``LeakSummary`` as text that reads like a leak trace.
 ///
@@ -42,6 +43,7 @@ package enum ReportText {
             for group in summary.leakedCycles.prefix(limit) {
                 out += "\n  \(group.count) × \(group.loop)\n"
                 if let verdict = group.verdict { out += "      \(verdict)\n" }
+                if let made = CycleSites.line(group.sites, limit: limit) { out += "      \(made)\n" }
                 if let culprit = group.culprit { out += "      \(culprit)\n" }
                 let width = min(40, group.members.map(\.displayName.count).max() ?? 0)
                 for member in group.members.prefix(limit) {

@@ -20,8 +20,28 @@ public enum LeakTrace {
         let relevant: (UInt64) -> Bool = { id in objects?.contains(id) ?? true }
         let cycles = report.cycles.filter { $0.objects.contains(where: relevant) }
         let dominators = cycles.isEmpty ? nil : Dominators(snapshot, report: report)
+        // Identical cycles (one signature) are described once, with their count and every place
+        // that made them: a test that leaks the same pair a hundred times reads as one finding.
+        var signatureGroups: [String: Int] = [:]
+        var groups: [[Cycle]] = []
         for cycle in cycles where cycle.leaked {
-            lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            if let index = signatureGroups[cycle.signature] {
+                groups[index].append(cycle)
+            } else {
+                signatureGroups[cycle.signature] = groups.count
+                groups.append([cycle])
+            }
+        }
+        for group in groups {
+            let cycle = group[0]
+            if group.count == 1 {
+                lines.append("Leaked cycle (\(cycle.objects.count) object(s)): \(cycle.loopDescription)")
+            } else {
+                lines.append(
+                    "Leaked cycle ×\(group.count), identical (\(cycle.objects.count) object(s) each): \(cycle.loopDescription)"
+                )
+                if let made = CycleSites.line(CycleSites.sites(of: group, in: snapshot)) { lines.append("  " + made) }
+            }
             lines.append(
                 "  "
                     + verdict(

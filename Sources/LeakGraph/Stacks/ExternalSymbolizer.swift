@@ -10,6 +10,9 @@ final class ExternalSymbolizer: Sendable {
         let function: String?
         let file: String?
         let line: Int?
+        /// The line where the function itself starts (its declaration; for a closure, the
+        /// closure expression's first line), when the symbolizer says.
+        var startLine: Int? = nil
     }
 
     private let symbolizer: (path: String, isLLVM: Bool)?
@@ -42,15 +45,21 @@ final class ExternalSymbolizer: Sendable {
         return nil
     }
 
-    /// Function (mangled), file and line for each offset in `image`, or nil when no tool ran.
-    func symbolize(image: String, offsets: [UInt]) -> [Result]? {
+    /// Function (mangled), file and line for each offset in `image`, or nil when no tool ran:
+    /// for each offset, its frames innermost first — the functions inlined at that address, then
+    /// the function that holds it. (Without inlines, a release build blames an object made inside
+    /// an inlined function on its caller.)
+    func symbolize(image: String, offsets: [UInt]) -> [[Result]]? {
         guard let symbolizer, !offsets.isEmpty else { return nil }
         let input = offsets.map { String(format: "0x%lx", $0) }.joined(separator: "\n") + "\n"
-        let arguments =
-            symbolizer.isLLVM
-            ? ["--obj=\(image)", "--no-demangle", "--no-inlines", "--output-style=GNU"]
-            : ["-f", "-e", image]
-        guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
+        if symbolizer.isLLVM {
+            let arguments = ["--obj=\(image)", "--no-demangle", "--inlines", "--output-style=JSON"]
+            guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
+            let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+            guard lines.count >= offsets.count else { return nil }
+            return lines.prefix(offsets.count).map(Self.parseJSONFrames)
+        }
+        guard let output = Self.run(symbolizer.path, arguments: ["-f", "-e", image], input: input) else { return nil }
         let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         guard lines.count >= offsets.count * 2 else { return nil }
         return (0..<offsets.count).map { index in
@@ -64,7 +73,25 @@ final class ExternalSymbolizer: Sendable {
                 let rest = location[location.index(after: colon)...]
                 line = Int(rest.prefix { $0.isNumber })
             }
-            return Result(function: function == "??" ? nil : function, file: file, line: line)
+            return [Result(function: function == "??" ? nil : function, file: file, line: line)]
+        }
+    }
+
+    /// One line of `llvm-symbolizer --output-style=JSON`: `{"Address", "Symbol": [{"FunctionName",
+    /// "FileName", "Line", "StartLine", …}, …]}`, innermost frame first.
+    static func parseJSONFrames(_ line: Substring) -> [Result] {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let symbols = object["Symbol"] as? [[String: Any]], !symbols.isEmpty
+        else { return [Result(function: nil, file: nil, line: nil)] }
+        return symbols.map { symbol in
+            let function = symbol["FunctionName"] as? String
+            let file = symbol["FileName"] as? String
+            let line = symbol["Line"] as? Int
+            let start = symbol["StartLine"] as? Int
+            return Result(
+                function: function.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 },
+                file: file.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }, line: line,
+                startLine: start.flatMap { $0 > 0 ? $0 : nil })
         }
     }
 

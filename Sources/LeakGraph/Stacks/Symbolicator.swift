@@ -24,6 +24,9 @@ public enum Symbolicator {
         public var isInternal: Bool
         /// Whether the frame is in one of LeakGraph's own modules.
         public var isLeakGraph: Bool = false
+        /// The line where the function starts (a closure's: the closure expression's first line),
+        /// when the symbolizer says.
+        public var startLine: Int? = nil
 
         /// `function at file:line`, or the best available part.
         public var description: String {
@@ -47,24 +50,74 @@ public enum Symbolicator {
         }
     }
 
-    private static let cache = Locked<[UInt: Frame]>([:])
+    /// Each address's frames, innermost first: the functions inlined there, then the one that
+    /// holds it.
+    private static let cache = Locked<[UInt: [Frame]]>([:])
 
-    /// Resolves `addresses`. Return addresses (the default) are looked up one byte back, inside
-    /// the call instruction.
+    /// Resolves `addresses`, one frame each: for a return address the innermost (an inlined
+    /// function's, where one was inlined at the call), for a function's entry the function. Return addresses (the default) are looked up one byte back,
+    /// inside the call instruction.
     public static func frames(for addresses: [UInt], returnAddresses: Bool = true) -> [Frame] {
+        frameChains(for: addresses, returnAddresses: returnAddresses).map { returnAddresses ? $0[0] : $0[$0.count - 1] }
+    }
+
+    /// Resolves `addresses`, every frame of each: the functions inlined at the address, innermost
+    /// first, then the function that holds it. Never empty.
+    package static func frameChains(for addresses: [UInt], returnAddresses: Bool = true) -> [[Frame]] {
         let key: (UInt) -> UInt = { returnAddresses ? $0 : $0 | (1 << 63) }
         var known = cache.withLock { cache in addresses.map { cache[key($0)] } }
         let missing = Array(Set(addresses.indices.filter { known[$0] == nil }.map { addresses[$0] }))
         if !missing.isEmpty {
             let resolved = resolve(missing, returnAddresses: returnAddresses)
             cache.withLock { cache in
-                for (address, frame) in resolved { cache[key(address)] = frame }
+                for (address, frames) in resolved { cache[key(address)] = frames }
             }
             for index in addresses.indices where known[index] == nil {
                 known[index] = resolved[addresses[index]]
             }
         }
-        return known.map { $0 ?? Frame(function: nil, file: nil, line: nil, image: nil, isInternal: true) }
+        return known.map { $0 ?? [Frame(function: nil, file: nil, line: nil, image: nil, isInternal: true)] }
+    }
+
+    /// The frames of an allocation stack as reports show them: inlined frames expanded, less
+    /// LeakGraph's own innermost frames (init, register, capture).
+    package static func stackFrames(for addresses: [UInt]) -> [Frame] {
+        var frames = frameChains(for: addresses).flatMap { $0 }
+        let own = frames.prefix { $0.isInternal && ($0.file == nil || isLeakGraphFile($0.file!)) }.count
+        frames.removeFirst(min(own, frames.count - 1))
+        return frames
+    }
+
+    /// The index in `frames` of the frame a report names as the allocation site: the first frame
+    /// of the user's own package with a real line.
+    ///
+    /// Compiler-made initialisers (line 0) and allocating entry points only repeat the type name.
+    /// A `TrackedObject` subclass registers in `TrackedObject.init`, reached through its own
+    /// initialisers (`Pet.init()` calling `super.init()`): the site is the caller of its allocating
+    /// initialiser, not the `init` every such object shares. The root package's code is
+    /// preferred to a dependency's (a checkout, a path dependency, the toolchain's libraries): a
+    /// Combine leak is made by the line that subscribed, not by OpenCombine's internals.
+    package static func userFrameIndex(in frames: [Frame], roots: [String]? = rootPackage) -> Int? {
+        var start = 0
+        if let allocating = frames.prefix(24).firstIndex(where: { $0.function?.contains("__allocating_init") == true }),
+            frames[..<allocating].allSatisfy({ $0.isInternal || isInitializer($0) })
+        {
+            start = allocating + 1
+        }
+        func isUserLine(_ frame: Frame) -> Bool {
+            !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").contains("__allocating_init")
+        }
+        let candidates = frames.indices.dropFirst(start)
+        return candidates.first { isUserLine(frames[$0]) && !isDependencyFile(frames[$0].file ?? "", roots: roots) }
+            ?? candidates.first { isUserLine(frames[$0]) }
+            ?? frames.indices.first { isUserLine(frames[$0]) }
+            ?? frames.indices.first { !frames[$0].isInternal && frames[$0].file != nil }
+    }
+
+    /// `Pet.init()`, `Pet.init(name:)`: an initialiser, which a subclass's chain runs through.
+    private static func isInitializer(_ frame: Frame) -> Bool {
+        guard let function = frame.function else { return false }
+        return function.contains(".init(") && !function.hasPrefix("closure ")
     }
 
     /// `snapshot` symbolicated when some stack or capturing closure has raw addresses only;
@@ -82,31 +135,20 @@ public enum Symbolicator {
         let stackAddresses = snapshot.stacks.filter(\.needsSymbolication).flatMap(\.addresses)
         let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
         guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
-        let unique = Array(Set(stackAddresses))
-        let resolved = Dictionary(uniqueKeysWithValues: zip(unique, frames(for: unique)))
+        // Resolved all at once (one symbolizer batch per image); each stack then reads the cache.
+        _ = frameChains(for: Array(Set(stackAddresses)))
         for index in result.stacks.indices where result.stacks[index].needsSymbolication {
-            var frames = result.stacks[index].addresses.map { resolved[$0]! }
-            // Drop LeakGraph's own innermost frames (init, register, capture).
-            while frames.count > 1, frames[0].isInternal, frames[0].file == nil || isLeakGraphFile(frames[0].file!) {
-                frames.removeFirst()
-            }
+            let frames = stackFrames(for: result.stacks[index].addresses)
             result.stacks[index].frames = frames.map(\.description)
-            // The first user frame with a real line: compiler-made initialisers (line 0) and
-            // allocating entry points only repeat the type name. The user's own code is preferred
-            // to a dependency's (`.build/checkouts`): a Combine leak is made by the line that
-            // subscribed, not by OpenCombine's internals.
-            func isUserLine(_ frame: Frame) -> Bool {
-                !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").contains("__allocating_init")
-            }
-            result.stacks[index].userFrame =
-                frames.firstIndex { isUserLine($0) && !isDependencyFile($0.file ?? "") }
-                ?? frames.firstIndex(where: isUserLine)
-                ?? frames.firstIndex { !$0.isInternal && $0.file != nil }
+            result.stacks[index].userFrame = userFrameIndex(in: frames)
         }
         if !closureAddresses.isEmpty {
             let uniqueClosures = Array(Set(closureAddresses))
+            // A closure's own frame is the outermost at its entry address (nothing runs inlined
+            // before its first instruction that a report should name instead).
             let names = Dictionary(
-                uniqueKeysWithValues: zip(uniqueClosures, frames(for: uniqueClosures, returnAddresses: false)))
+                uniqueKeysWithValues: zip(
+                    uniqueClosures, frameChains(for: uniqueClosures, returnAddresses: false).map { $0.last! }))
             for index in result.edges.indices {
                 if result.edges[index].closure == nil, let address = result.edges[index].closureAddress {
                     // Marked so that hints can tell LeakGraph's own closures from the user's.
@@ -160,7 +202,13 @@ public enum Symbolicator {
             return String(path[checkouts.upperBound...])
         }
         guard let root = packageRoot(containing: path) else { return path }
-        return String(path.dropFirst(root.count + 1))
+        let relative = String(path.dropFirst(root.count + 1))
+        // Another package than the root one (a path dependency) is named, as a checkout is:
+        // `Lib/Sources/Lib/Lib.swift`, never taken for the user's own `Sources/…`.
+        if let roots = rootPackage, !roots.contains(root), let name = root.split(separator: "/").last {
+            return name + "/" + relative
+        }
+        return relative
     }
 
     /// Package roots by source folder (nil: none above it), looked up once per folder.
@@ -197,11 +245,40 @@ public enum Symbolicator {
         "/Sources/LeakGraphDump/", "/Sources/CLeakGraphSupport/",
     ]
 
-    /// Whether `file` belongs to a package dependency checked out by SwiftPM (`.build/checkouts`)
-    /// or Xcode (`SourcePackages/checkouts`).
-    static func isDependencyFile(_ file: String) -> Bool {
-        file.contains("/checkouts/")
+    /// Whether `file` is outside the user's own package: in a dependency checked out by SwiftPM
+    /// (`.build/checkouts`) or Xcode (`SourcePackages/checkouts`), in a path dependency, or
+    /// anywhere else outside the root package (the toolchain's libraries, built elsewhere).
+    /// Without a known root package, only checkouts count.
+    static func isDependencyFile(_ file: String, roots: [String]? = rootPackage) -> Bool {
+        if file.contains("/checkouts/") { return true }
+        // A path as reports show it (relative to its package) says nothing more.
+        guard let roots, file.hasPrefix("/") else { return false }
+        return !roots.contains { root in file.hasPrefix(root + "/") && !file.hasPrefix(root + "/.build/") }
     }
+
+    /// The folder of the package the process was built from (both as given and with symlinks
+    /// resolved, as debug info keeps the path the compiler was given): `LEAKGRAPH_ROOT_PACKAGE`
+    /// when set, else the folder holding the `.build` (or Xcode `DerivedData` product) the
+    /// executable runs from, else the working directory when it holds a `Package.swift`.
+    static let rootPackage: [String]? = {
+        func forms(_ path: String) -> [String] {
+            let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+            let resolved = URL(fileURLWithPath: trimmed).resolvingSymlinksInPath().path
+            return resolved == trimmed ? [trimmed] : [trimmed, resolved]
+        }
+        if let root = ProcessInfoLite.environment["LEAKGRAPH_ROOT_PACKAGE"], !root.isEmpty { return forms(root) }
+        var executable = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &executable, executable.count - 1)
+        if length > 0 {
+            let path = String(decoding: executable[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let build = path.range(of: "/.build/") {
+                return forms(String(path[..<build.lowerBound]))
+            }
+        }
+        let current = FileManager.default.currentDirectoryPath
+        if FileManager.default.fileExists(atPath: current + "/Package.swift") { return forms(current) }
+        return nil
+    }()
 
     static func isLeakGraphFile(_ file: String) -> Bool {
         ownSourceDirectories.contains { file.contains($0) }
@@ -214,9 +291,9 @@ public enum Symbolicator {
         let exportedSymbol: String?
     }
 
-    private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: Frame] {
+    private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: [Frame]] {
         var byImage: [String: [Located]] = [:]
-        var result: [UInt: Frame] = [:]
+        var result: [UInt: [Frame]] = [:]
         for address in addresses {
             let lookup = returnAddresses && address > 0 ? address - 1 : address
             var path: UnsafePointer<CChar>?
@@ -224,7 +301,7 @@ public enum Symbolicator {
             var symbol: UnsafePointer<CChar>?
             var symbolAddress: UInt = 0
             guard lg_dladdr(lookup, &path, &base, &symbol, &symbolAddress) != 0, let path else {
-                result[address] = Frame(function: String(format: "0x%lx", address), image: nil, isInternal: true)
+                result[address] = [Frame(function: String(format: "0x%lx", address), image: nil, isInternal: true)]
                 continue
             }
             let image = String(cString: path)
@@ -233,32 +310,36 @@ public enum Symbolicator {
                     address: address, image: image, offset: lookup - base,
                     exportedSymbol: symbol.map { String(cString: $0) }))
         }
-        var externalResults: [String: [ExternalSymbolizer.Result]] = [:]
+        var externalResults: [String: [[ExternalSymbolizer.Result]]] = [:]
         var mangledNames: [String] = []
         for (image, located) in byImage {
             if let found = ExternalSymbolizer.shared.symbolize(image: image, offsets: located.map(\.offset)) {
                 externalResults[image] = found
-                mangledNames += found.compactMap { $0.function?.hasPrefix("$s") == true ? $0.function : nil }
+                mangledNames += found.joined().compactMap { $0.function?.hasPrefix("$s") == true ? $0.function : nil }
             }
             mangledNames += located.compactMap { $0.exportedSymbol?.hasPrefix("$s") == true ? $0.exportedSymbol : nil }
         }
         ExternalSymbolizer.shared.prefetchDemangled(Array(Set(mangledNames)))
         for (image, located) in byImage {
             let external = externalResults[image]
+            let imageName = (image as NSString).lastPathComponent
+            let isSystemImage =
+                image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
             for (index, entry) in located.enumerated() {
-                let found = external?[index]
-                let mangled = found?.function ?? entry.exportedSymbol
-                let function = mangled.map(demangle)
-                let file = found?.file
-                let isSystemImage =
-                    image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
-                let isOwn =
-                    mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
-                    || file.map(isLeakGraphFile) ?? false
-                result[entry.address] = Frame(
-                    function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found?.line,
-                    image: (image as NSString).lastPathComponent, isInternal: isOwn || isSystemImage || file == nil,
-                    isLeakGraph: isOwn)
+                let chain = external?[index] ?? [ExternalSymbolizer.Result(function: nil, file: nil, line: nil)]
+                result[entry.address] = chain.enumerated().map { depth, found in
+                    // The symbol table names the outermost function when the symbolizer cannot.
+                    let mangled = found.function ?? (depth == chain.count - 1 ? entry.exportedSymbol : nil)
+                    let function = mangled.map(demangle)
+                    let file = found.file
+                    let isOwn =
+                        mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
+                        || file.map(isLeakGraphFile) ?? false
+                    return Frame(
+                        function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found.line,
+                        image: imageName, isInternal: isOwn || isSystemImage || file == nil, isLeakGraph: isOwn,
+                        startLine: found.startLine)
+                }
             }
         }
         return result

@@ -16,6 +16,17 @@ struct StackCaptureTests {
         withExtendedLifetime(leaf) {}
     }
 
+    @Test("a TrackedObject subclass with its own init is sited where it is made, not at its init")
+    func subclassInitializerChainIsSkipped() {
+        let checkpoint = LeakGraph.checkpoint()
+        let line = #line; let pet = StackTestPet(name: "Rex")
+        let snapshot = Symbolicator.symbolicate(LeakGraph.snapshot())
+        let object = snapshot.objects(since: checkpoint).mine.first { $0.type == "StackTestPet" }
+        let site = snapshot.stack(object?.stack)?.userFrameDescription
+        #expect(site?.hasSuffix("StackCaptureTests.swift:\(line)") == true, "\(site ?? "no site")")
+        withExtendedLifetime(pet) {}
+    }
+
     @Test("identical stacks are stored once")
     func deduplicated() {
         var leaves: [Leaf] = []
@@ -52,4 +63,19 @@ struct StackCaptureTests {
 @inline(never)
 func allocateLeafForStackTest() -> Leaf {
     Leaf()
+}
+
+/// A subclass with initialisers of its own, as the README shows (`super.init()` registers it).
+class StackTestAnimal: TrackedObject {
+    let name: String
+    init(name: String) {
+        self.name = name
+        super.init()
+    }
+}
+
+final class StackTestPet: StackTestAnimal {
+    override init(name: String) {
+        super.init(name: name)
+    }
 }

@@ -15,13 +15,73 @@ struct SymbolicatorTests {
         #expect(nested.description == "closure #2 in closure #1 in top-level code at main.swift:3")
     }
 
-    @Test("package dependencies are told from the user's code")
+    @Test("package dependencies are told from the user's code: checkouts, path dependencies, the toolchain's sources")
     func dependencies() {
-        #expect(Symbolicator.isDependencyFile("/work/app/.build/checkouts/OpenCombine/Sources/OpenCombine/Sink.swift"))
+        let roots = ["/work/app"]
+        func isDependency(_ file: String) -> Bool { Symbolicator.isDependencyFile(file, roots: roots) }
+        #expect(isDependency("/work/app/.build/checkouts/OpenCombine/Sources/OpenCombine/Sink.swift"))
         #expect(
-            Symbolicator.isDependencyFile(
-                "/Users/me/Library/Developer/Xcode/DerivedData/App/SourcePackages/checkouts/RxSwift/Map.swift"))
-        #expect(!Symbolicator.isDependencyFile("/work/app/Sources/App/ViewModel.swift"))
+            isDependency("/Users/me/Library/Developer/Xcode/DerivedData/App/SourcePackages/checkouts/RxSwift/Map.swift")
+        )
+        #expect(isDependency("/work/RxSwift/RxSwift/Observables/Map.swift"))  // .package(path: "../RxSwift")
+        #expect(isDependency("/work/application/Sources/App/ViewModel.swift"))  // a sibling sharing a prefix
+        #expect(isDependency("/home/build-user/swift-corelibs-xctest/Sources/XCTest/Private/XCTestCaseRun.swift"))
+        #expect(!isDependency("/work/app/Sources/App/ViewModel.swift"))
+        #expect(!isDependency("/work/app/Tests/AppTests/ViewModelTests.swift"))
+        // Without a root package, only checkouts count.
+        #expect(!Symbolicator.isDependencyFile("/work/RxSwift/Map.swift", roots: nil))
+        #expect(Symbolicator.isDependencyFile("/work/app/.build/checkouts/RxSwift/Map.swift", roots: nil))
+    }
+
+    @Test("the root package of this test process is this repository (the folder that holds its .build)")
+    func rootPackageOfThisProcess() throws {
+        let roots = try #require(Symbolicator.rootPackage)
+        #expect(
+            roots.contains {
+                FileManager.default.fileExists(atPath: $0 + "/Sources/LeakGraph/Stacks/Symbolicator.swift")
+            })
+    }
+
+    @Test(
+        "the allocation site is the user's frame: past a subclass's initialiser chain, into inlined frames, out of dependencies"
+    )
+    func userFrameRules() {
+        func frame(
+            _ function: String, file: String? = "/work/app/Sources/App/main.swift", line: Int = 10,
+            isInternal: Bool = false
+        ) -> Symbolicator.Frame {
+            Symbolicator.Frame(function: function, file: file, line: line, image: "App", isInternal: isInternal)
+        }
+        let roots = ["/work/app"]
+        // TrackedObject.init ← Animal.init ← Pet.init ← Pet.__allocating_init ← the line that made it.
+        let subclass = [
+            frame("TrackedObject.init()", file: nil, line: 0, isInternal: true), frame("Animal.init(name:)", line: 5),
+            frame("Pet.init(name:)", line: 12), frame("Pet.__allocating_init(name:)", line: 0),
+            frame("makePets()", line: 40),
+        ]
+        #expect(Symbolicator.userFrameIndex(in: subclass, roots: roots) == 4)
+        // A tracked Child made inside Parent.init: the site is Parent.init's line (where the child is made).
+        let nested = [
+            frame("TrackedObject.init()", file: nil, line: 0, isInternal: true), frame("Child.init()", line: 3),
+            frame("Child.__allocating_init()", line: 0), frame("Parent.init()", line: 7),
+            frame("Parent.__allocating_init()", line: 0), frame("main", line: 20),
+        ]
+        #expect(Symbolicator.userFrameIndex(in: nested, roots: roots) == 3)
+        // Release: the allocating initialiser (line 0) and makePair() inlined into run().
+        let inlined = [
+            frame("Child.__allocating_init(parent:)", line: 0), frame("makePair()", line: 36),
+            frame("run()", line: 52),
+        ]
+        #expect(Symbolicator.userFrameIndex(in: inlined, roots: roots) == 1)
+        // A leak made inside a path dependency: the user's call that made it.
+        let dependency = [
+            frame("MapSink.init()", file: "/work/RxSwift/RxSwift/Map.swift", line: 22),
+            frame("Map.run()", file: "/work/RxSwift/RxSwift/Map.swift", line: 50),
+            frame("ViewModel.bind()", line: 31),
+        ]
+        #expect(Symbolicator.userFrameIndex(in: dependency, roots: roots) == 2)
+        // Entirely inside a dependency: its first real line.
+        #expect(Symbolicator.userFrameIndex(in: Array(dependency.prefix(2)), roots: roots) == 0)
     }
 
     @Test("source paths are shown relative to their package, whatever the working directory")
@@ -36,7 +96,12 @@ struct SymbolicatorTests {
         // relative to the working directory, the path would have stayed absolute. (The working
         // directory is not changed here: tests running in parallel use it.)
         #expect(!package.hasPrefix(FileManager.default.currentDirectoryPath + "/"))
-        #expect(Symbolicator.shortPath(file) == "Sources/App/Model.swift")
+        // Not this process's root package (this repository): named, as a path dependency is.
+        #expect(Symbolicator.shortPath(file) == "Consumer/Sources/App/Model.swift")
+        let own = try #require(Symbolicator.rootPackage?.first)
+        #expect(
+            Symbolicator.shortPath(own + "/Sources/LeakGraph/Stacks/Symbolicator.swift")
+                == "Sources/LeakGraph/Stacks/Symbolicator.swift")
         #expect(
             Symbolicator.shortPath("/work/app/.build/checkouts/OpenCombine/Sources/OpenCombine/Map.swift")
                 == "OpenCombine/Sources/OpenCombine/Map.swift")

@@ -1,0 +1,54 @@
+/// Where the cycles of one signature were made: a group of 200,001 identical leaks names every
+/// line that made them with its count, not one example's site.
+///
+/// ```
+/// Made at: 200000 × main.swift:60 (makeSessions()), 1 × main.swift:44 (makeFirst())
+/// ```
+public enum CycleSites {
+    /// One place and how many cycles of the group were made there.
+    public struct Site: Sendable, Hashable, Codable {
+        /// `main.swift:60 (makeSessions())`, or `(no allocation stack)`.
+        public var place: String
+        /// Cycles made there.
+        public var count: Int
+    }
+
+    /// Shown for cycles whose head has no recorded stack.
+    public static let unknownPlace = "(no allocation stack)"
+
+    /// The places that made `cycles` (one signature), most cycles first, then by place.
+    ///
+    /// A cycle's place is the allocation site of its member of the first cycle's head type (the
+    /// object its loop starts from): cycles of one signature have one of each type, however their
+    /// loops were rotated when they were found.
+    public static func sites(of cycles: [Cycle], in snapshot: GraphSnapshot) -> [Site] {
+        guard let first = cycles.first, let head = first.path.first?.from ?? first.objects.first else { return [] }
+        let headType = snapshot.object(head)?.type
+        var counts: [String: Int] = [:]
+        var siteOfStack: [Int: String] = [:]
+        for cycle in cycles {
+            let member = cycle.objects.first { snapshot.object($0)?.type == headType } ?? cycle.objects.first
+            var place = unknownPlace
+            if let stack = member.flatMap({ snapshot.object($0)?.stack }) {
+                if let known = siteOfStack[stack] {
+                    place = known
+                } else {
+                    place = snapshot.stack(stack)?.userFrameDescription.map(LeakTrace.placeDescription) ?? unknownPlace
+                    siteOfStack[stack] = place
+                }
+            }
+            counts[place, default: 0] += 1
+        }
+        return counts.map { Site(place: $0.key, count: $0.value) }
+            .sorted { $0.count != $1.count ? $0.count > $1.count : $0.place < $1.place }
+    }
+
+    /// `Made at: 200000 × main.swift:60 (f()), 1 × main.swift:44 (g())`, at most `limit` places;
+    /// nil when the cycles were all made at one place.
+    public static func line(_ sites: [Site], limit: Int = 5) -> String? {
+        guard sites.count > 1 else { return nil }
+        var text = "Made at: " + sites.prefix(limit).map { "\($0.count) × \($0.place)" }.joined(separator: ", ")
+        if sites.count > limit { text += " and \(sites.count - limit) more place(s)" }
+        return text
+    }
+}
