@@ -1124,6 +1124,7 @@ private struct DumpReader {
         var path: [Cycle.PathStep]?
         var loop: String?
         var holders: [Cycle.Holder] = []
+        var libraryLeak: String?
         try parse { () throws(DumpParseError) in try parser.beginObject() }
         var first = true
         var hint = 0
@@ -1140,6 +1141,8 @@ private struct DumpReader {
             case .loop?: loop = try parse { () throws(DumpParseError) in try parser.optionalString() }
             case .unexplainedHolders?:
                 if try !parse({ () throws(DumpParseError) in try parser.null() }) { holders = try readHolders() }
+            case .libraryLeak?:
+                libraryLeak = try parse { () throws(DumpParseError) in try parser.optionalString() }
             default: try parse { () throws(DumpParseError) in try parser.skipValue() }
             }
         }
@@ -1148,10 +1151,11 @@ private struct DumpReader {
         guard let leaked else { throw missing("leaked") }
         guard let signature else { throw missing("signature") }
         guard let path else { throw missing("path") }
-        contents.cycles?.append(
-            Cycle(
-                objects: objects, leaked: leaked, signature: signature, path: path, loopDescription: loop ?? signature,
-                unexplainedHolders: holders))
+        var cycle = Cycle(
+            objects: objects, leaked: leaked, signature: signature, path: path, loopDescription: loop ?? signature,
+            unexplainedHolders: holders)
+        cycle.libraryLeak = libraryLeak
+        contents.cycles?.append(cycle)
     }
 
     private mutating func readSteps() throws(Failure) -> [Cycle.PathStep] {

@@ -199,7 +199,8 @@ public enum LeakCheck {
         guard !unexamined.isEmpty else { return nil }
         // Symbolicated only when something is reported: most of the time nothing is.
         let found = LeakGraph.findLeaks()
-        let leaked = unexamined.intersection(found.report.leakedObjectIDs)
+        // Library leaks (XCTest's test ⇄ run pairs and what only they hold) are never the test's.
+        let leaked = unexamined.intersection(KnownLeaks.userLeaks(of: found.report, in: found.snapshot).objects)
         let fresh = reportedUnattributed.withLock { reported in
             let fresh = leaked.subtracting(reported)
             reported.formUnion(fresh)
@@ -223,9 +224,11 @@ public enum LeakCheck {
     ) -> (LeakFindings?, possibleLeaks: String?) {
         let (snapshot, report) = LeakGraph.findLeaksToDescribe()
         let possible = possibleLeakNote(candidates, snapshot: snapshot, report: report, name: name, options: options)
+        // Library leaks (XCTest's test ⇄ run pairs and what only they hold) never fail a test.
+        let userLeaked = KnownLeaks.userLeaks(of: report, in: snapshot).objects
         let objects = snapshot.objects.filter { object in
             survivors.contains(object.id)
-                || (candidates.contains(object.id) && report.leakedObjectIDs.contains(object.id)
+                || (candidates.contains(object.id) && userLeaked.contains(object.id)
                     && !options.ignores(type: object.type, label: object.label))
         }
         guard !objects.isEmpty else { return (nil, possible) }

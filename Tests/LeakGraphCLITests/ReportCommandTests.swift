@@ -21,6 +21,70 @@ struct ReportCommandTests {
         #expect(text.contains("(pid 4242)"))
     }
 
+    /// The user's `Child ⇄ Parent` leak beside two of XCTest's own test ⇄ run pairs.
+    private var dumpWithXCTestPairs: String {
+        var graph = Graphs.leakingPair
+        for test in ["MapTests", "FilterTests"] {
+            let testCase = graph.object(test, site: "XCTestCase.init() at XCTest/XCTestCase.swift:40")
+            let run = graph.object("XCTestCaseRun", site: "XCTestCase.perform() at XCTest/XCTestCase.swift:90")
+            graph.edge(testCase, run, "testRun")
+            graph.edge(run, testCase, "test")
+        }
+        return graph.json()
+    }
+
+    @Test("XCTest's own cycles are library leaks: shown apart and counted, the user's leak first, never a failure")
+    func libraryLeaksApart() throws {
+        let path = writeFile(dumpWithXCTestPairs, "xctest.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .leaksFound)
+        let text = result.output
+        #expect(text.contains("LEAKED: 1 cycle (1 signature), 2 objects"), "\(text)")
+        #expect(text.contains("Library leaks (not in your code; never a failure): 2 in XCTest"))
+        let user = try #require(text.range(of: "Child —parent→ Parent —child→ Child"))
+        let library = try #require(text.range(of: "—testRun→ XCTestCaseRun —test→"))
+        #expect(user.lowerBound < library.lowerBound)
+        #expect(!text.contains("make `test` in XCTestCaseRun weak"))
+        // Only XCTest's pairs: clean.
+        var graph = GraphBuilder()
+        let testCase = graph.object("MapTests")
+        let run = graph.object("XCTestCaseRun")
+        graph.edge(testCase, run, "testRun")
+        graph.edge(run, testCase, "test")
+        let only = writeFile(graph.json(), "only-xctest.json", in: directory)
+        let clean = try ReportCommand.run(path: only, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(clean.status == .clean)
+        #expect(clean.output.contains("No leaks."))
+        #expect(clean.output.contains("1 in XCTest"))
+    }
+
+    @Test("--ignore takes a loop with wildcards; --baseline a file `leakgraph baseline` wrote; both never fail")
+    func ignoreAndBaseline() throws {
+        let path = writeFile(Graphs.leakingPair.json(), "accept.json", in: directory)
+        let ignored = try runBinary(["report", "--ignore", "Child -parent-> * -child-> Child", path])
+        #expect(ignored.status == 0, "\(ignored.output)\(ignored.errors)")
+        #expect(ignored.output.contains("1 in --ignore"))
+        let baseline = directory + "/baseline.txt"
+        let written = try runBinary(["baseline", path, "-o", baseline])
+        #expect(written.status == 0, "\(written.errors)")
+        #expect(written.output.contains("1 leaked-cycle signature(s)"))
+        let file = try String(contentsOfFile: baseline, encoding: .utf8)
+        #expect(file.contains("Child —parent→ Parent —child→ Child"))
+        #expect(file.hasPrefix("# LeakGraph baseline"))
+        let again = try runBinary(["baseline", path, "-o", baseline])
+        #expect(again.status == 2)  // never replaced without --force
+        let accepted = try runBinary(["report", "--baseline", baseline, path])
+        #expect(accepted.status == 0, "\(accepted.output)")
+        #expect(accepted.output.contains("1 in baseline"))
+        let html = try runBinary(["html", "--baseline", baseline, path, "-o", directory + "/accepted.html"])
+        #expect(html.status == 0)
+        let bad = try runBinary(["report", "--ignore", "not a loop", path])
+        #expect(bad.status == 2)
+        #expect(bad.errors.contains("is not a loop"))
+        let missing = try runBinary(["report", "--baseline", directory + "/no-such-baseline.txt", path])
+        expectOneLineFailure(missing, naming: directory + "/no-such-baseline.txt")
+    }
+
     @Test("identical leaked cycles made at different lines list every place with its count")
     func groupedLeakListsItsSites() throws {
         var graph = GraphBuilder()

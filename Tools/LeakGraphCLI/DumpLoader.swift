@@ -24,6 +24,8 @@ package struct DumpLoader: Sendable {
     package var maximumSize: UInt64
     /// Where progress goes.
     package var console: Console
+    /// Which leaked cycles are not the user's (library leaks, `--ignore`, `--baseline`).
+    package var knownLeaks = KnownLeakFilter()
 
     /// The default size limit: 1 GiB.
     package static let defaultMaximumSize: UInt64 = 1 << 30
@@ -62,7 +64,9 @@ package struct DumpLoader: Sendable {
                 + "in \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
         // The analysis the dump was written with (confirmed by the writing process), or the one
         // the reader made when the file has none: the graph is analysed once, never again here.
-        return LoadedDump(path: path, dump: dump, analysis: dump.report)
+        var analysis = dump.report
+        try knownLeaks.apply(to: &dump, analysis: &analysis)
+        return LoadedDump(path: path, dump: dump, analysis: analysis)
     }
 
     /// Checks the values ``LeakGraphDump`` accepts but the analysis and exporters cannot use.

@@ -35,6 +35,7 @@ struct HTMLReport {
         page += verdicts()
         page += summaryTable()
         page += leakedCycles()
+        page += libraryLeaks()
         page += possibleLeaks()
         page += retainedCycles()
         page += objectTable(
@@ -76,6 +77,18 @@ struct HTMLReport {
 
     private func esc(_ text: String) -> String { HTMLEscaping.escape(text) }
 
+    /// Library leaks (and accepted ones), apart from the user's: one row per kind.
+    private func libraryLeaks() -> String {
+        guard !summary.libraryLeaks.isEmpty else { return "" }
+        var out = "<h2>Library leaks (in code you cannot change, or accepted with --ignore or --baseline)</h2>\n"
+        out += "<table class=\"library\">\n<tr><th>count</th><th>loop</th><th>why</th></tr>\n"
+        for group in summary.libraryLeaks.prefix(rows) {
+            out +=
+                "<tr><td>\(group.count)</td><td><code>\(esc(group.loop))</code></td><td>\(code(group.reason))</td></tr>\n"
+        }
+        return out + "</table>\n" + more(summary.libraryLeaks.count)
+    }
+
     /// Escaped, with `` `code` `` spans shown as code.
     private func code(_ text: String) -> String { HTMLEscaping.escapeWithInlineCode(text) }
 
@@ -94,6 +107,11 @@ struct HTMLReport {
             ("Objects", "\(summary.objectCount)"), ("Edges", "\(summary.edgeCount)"),
             ("Leaked objects", "\(summary.leakedObjectCount)"),
             ("Leaked cycles", "\(cycles) (\(summary.leakedCycles.count) signature(s))"),
+            (
+                "Library leaks (not in your code; never a failure)",
+                summary.libraryLeakCounts.isEmpty
+                    ? "0" : summary.libraryLeakCounts.map { "\($0.count) in \($0.library)" }.joined(separator: ", ")
+            ),
             ("Retained cycles", "\(summary.retainedCycles.count)"),
             ("Possible leaks (held only by references LeakGraph could not read)", "\(summary.possibleLeaks.count)"),
             ("Objects with unknown owners", "\(summary.unknownOwners.count)"),

@@ -28,6 +28,7 @@ package struct LeakGraphCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ReportCommand.self, RenderCommand.self, DiffCommand.self, HTMLCommand.self, RunCommand.self,
+            BaselineCommand.self,
         ]
     )
 
@@ -37,7 +38,7 @@ package struct LeakGraphCommand: AsyncParsableCommand {
     /// Without a subcommand: bad usage.
     package func run() async throws {
         throw ToolError(
-            path: nil, problem: "missing command (report, render, diff, html or run); see 'leakgraph --help'")
+            path: nil, problem: "missing command (report, render, diff, html, run or baseline); see 'leakgraph --help'")
     }
 
     /// Parses the process's arguments, runs the command and exits with its status (0, 1 or 2;

@@ -55,6 +55,34 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var leaked: Bool
     }
 
+    /// Leaked cycles in code the user cannot change (XCTest's test ⇄ run pairs, registered known
+    /// leaks) and those `--ignore` or `--baseline` accept: shown apart, never a failure. Most
+    /// frequent first.
+    package var libraryLeaks: [LibraryLeakGroup] = []
+
+    /// Library leaks of one kind and signature.
+    package struct LibraryLeakGroup: Sendable, Hashable, Codable {
+        /// `XCTest`, `--ignore`, `baseline`.
+        package var library: String
+        /// `XCTest: swift-corelibs-xctest keeps …`.
+        package var reason: String
+        /// The cycles' signature.
+        package var signature: String
+        /// The first cycle's loop.
+        package var loop: String
+        /// How many cycles.
+        package var count: Int
+    }
+
+    /// Library leaks counted by library, most first: `[("XCTest", 1575)]`.
+    package var libraryLeakCounts: [(library: String, count: Int)] {
+        var counts: [String: Int] = [:]
+        for group in libraryLeaks { counts[group.library, default: 0] += group.count }
+        return counts.map { ($0.key, $0.value) }.sorted {
+            $0.count != $1.count ? $0.count > $1.count : $0.library < $1.library
+        }
+    }
+
     /// Retained cycles that only references LeakGraph could not read may hold.
     package var possibleLeaks: [PossibleLeakEntry] = []
 

@@ -37,7 +37,24 @@ package enum ReportBuilder {
         // Leaked cycles by signature, in first-seen order, then by count.
         var signatures = StringInterner()
         var groups: [(first: Cycle, cycles: [Cycle])] = []
+        // Library leaks (and those --ignore or --baseline accept) are grouped apart.
+        var libraryGroups: [String: Int] = [:]
+        var libraryLeaks: [LeakSummary.LibraryLeakGroup] = []
         for cycle in dump.cycles where cycle.leaked {
+            if let known = cycle.libraryLeak {
+                let key = known + "\u{0}" + cycle.signature
+                if let index = libraryGroups[key] {
+                    libraryLeaks[index].count += 1
+                } else {
+                    libraryGroups[key] = libraryLeaks.count
+                    let library = known.split(separator: ":", maxSplits: 1).first.map(String.init) ?? known
+                    libraryLeaks.append(
+                        LeakSummary.LibraryLeakGroup(
+                            library: library, reason: known, signature: cycle.signature, loop: cycle.loopDescription,
+                            count: 1))
+                }
+                continue
+            }
             let index = Int(signatures.number(of: cycle.signature))
             if index < groups.count {
                 groups[index].cycles.append(cycle)
@@ -80,7 +97,9 @@ package enum ReportBuilder {
         var summary = LeakSummary(
             file: loaded.path, pid: dump.processID, objectCount: snapshot.objects.count,
             edgeCount: snapshot.edges.count, liveObjectCount: partial,
-            leakedObjectCount: dump.leakedObjectIDs.count, leakedCycles: leakedCycles, retainedCycles: retainedCycles,
+            leakedObjectCount: libraryLeaks.isEmpty
+                ? dump.leakedObjectIDs.count : KnownLeaks.userLeaks(of: loaded.analysis, in: snapshot).objects.count,
+            leakedCycles: leakedCycles, retainedCycles: retainedCycles,
             unknownOwners: loaded.analysis.unknownOwners.map { owner in
                 var object = entry(owner.object, unexplained: owner.unexplained)
                 if owner.reachesUnreadMemory { object.reachesUnreadMemory = true }
@@ -88,6 +107,7 @@ package enum ReportBuilder {
             },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
             topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
+        summary.libraryLeaks = libraryLeaks.sorted { $0.count != $1.count ? $0.count > $1.count : $0.loop < $1.loop }
         summary.trackingOff = dump.summary?.trackingOff ?? false
         summary.notChecked = dump.summary?.notCheckedReason
         summary.possibleLeaks = dump.possibleLeaks.map { leak in
@@ -193,7 +213,8 @@ struct DumpTallies {
         self.sites = sorted(sites)
         var numbering = StringInterner()
         var counts: [Int] = []
-        for cycle in loaded.dump.cycles where cycle.leaked {
+        // Library leaks and accepted ones are not growth the user must answer for.
+        for cycle in loaded.dump.cycles where cycle.leaked && cycle.libraryLeak == nil {
             let number = Int(numbering.number(of: cycle.signature))
             if number == counts.count { counts.append(0) }
             counts[number] += 1

@@ -38,6 +38,12 @@ package enum ReportText {
             out += "No leaks.\n"
         }
 
+        let libraries = summary.libraryLeakCounts
+        if !libraries.isEmpty {
+            out += "Library leaks (not in your code; never a failure): "
+            out += libraries.map { "\($0.count) in \($0.library)" }.joined(separator: ", ") + "\n"
+        }
+
         if !summary.leakedCycles.isEmpty {
             out += "\nLeaked cycles (nothing outside holds them):\n"
             for group in summary.leakedCycles.prefix(limit) {
@@ -54,6 +60,15 @@ package enum ReportText {
                 if let hint = group.hint { out += "      \(hint.line)\n" }
             }
             out += more(summary.leakedCycles.count, limit, "signature")
+        }
+
+        if !summary.libraryLeaks.isEmpty {
+            out += "\nLibrary leaks (in code you cannot change, or accepted with --ignore/--baseline): "
+            out += "\(summary.libraryLeaks.reduce(0) { $0 + $1.count })\n"
+            for group in summary.libraryLeaks.prefix(limit) {
+                out += "  \(group.count) × \(group.loop)\n      \(group.reason)\n"
+            }
+            out += more(summary.libraryLeaks.count, limit, "library leak signature")
         }
 
         if !summary.possibleLeaks.isEmpty {

@@ -53,11 +53,16 @@ package struct DumpSummary {
     /// Why `LEAKGRAPH_TRACK` asked for something that did not happen (`LEAKGRAPH_TRACK=yes
     /// ignored: …`), nil when nothing went wrong: readers refuse to call such a run clean.
     var trackingProblem = lg_process_tracking_problem().map { String(cString: $0) }
+    /// Leaked objects that are the user's: all of them, less what only library leaks keep alive.
+    var userLeakedObjects: Int
 
     package init(
         _ snapshot: GraphSnapshot, report: LeakReport, contents: DumpContents, writtenObjects: Int, writtenEdges: Int
     ) {
         self.contents = contents
+        userLeakedObjects =
+            report.cycles.contains { $0.libraryLeak != nil }
+            ? KnownLeaks.userLeaks(of: report, in: snapshot).objects.count : report.leakedObjectIDs.count
         liveObjects = snapshot.objects.count
         liveEdges = snapshot.edges.count
         self.writtenObjects = writtenObjects

@@ -50,7 +50,7 @@ package enum DumpSchema {
 
     /// The fields of an entry of `cycles`.
     package enum Cycle: String, DumpField {
-        case objects, leaked, signature, path, loop, unexplainedHolders
+        case objects, leaked, signature, path, loop, unexplainedHolders, libraryLeak
     }
 
     /// The fields of a step of a cycle's `path`.

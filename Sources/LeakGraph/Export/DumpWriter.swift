@@ -128,8 +128,9 @@ enum DumpAtExit {
                 to: path, name: nil, renderSVG: false, contents: nil, keepingUntilExit: true)
             keepUntilExit(report)
             // Counted, not filtered: `leakedCycles` would copy half a million cycles to count them.
-            let leakedCount = report.cycles.reduce(0) { $0 + ($1.leaked ? 1 : 0) }
-            let retainedCount = report.cycles.count - leakedCount
+            let leakedCount = report.cycles.reduce(0) { $0 + ($1.leaked && $1.libraryLeak == nil ? 1 : 0) }
+            let libraries = KnownLeaks.countsByLibrary(report.cycles)
+            let retainedCount = report.cycles.reduce(0) { $0 + ($1.leaked ? 0 : 1) }
             if summary.trackingOff {
                 // Said first and plainly: an empty dump from a process that tracked nothing is
                 // no evidence of no leaks.
@@ -164,9 +165,17 @@ enum DumpAtExit {
                 ? ""
                 : ", \(report.possibleLeaks.count) possible leak(s) (held only by references the graph does not show, "
                     + "reaching memory LeakGraph could not read; `leakgraph report` says where)"
+            // Library leaks are counted apart: a test process's XCTest pairs are not its leaks.
+            let library =
+                libraries.isEmpty
+                ? ""
+                : ", library leaks (not in your code): "
+                    + libraries.map { "\($0.count) in \($0.library)" }.joined(separator: ", ")
+            let userObjects = summary.userLeakedObjects
             warn(
-                "\(live), \(leakedCount) leaked cycle(s) (\(report.leakedObjectIDs.count) object(s)), "
-                    + "\(retainedCount) retained cycle(s)\(possible); wrote \(files.json) (\(written)), \(files.dot)")
+                "\(live), \(leakedCount) leaked cycle(s) (\(userObjects) object(s)), "
+                    + "\(retainedCount) retained cycle(s)\(possible)\(library); wrote \(files.json) (\(written)), \(files.dot)"
+            )
         } catch {
             warn(error.description)
         }

@@ -12,7 +12,8 @@ import Foundation
 ///               "keepsAlive", "unread": [{"in", "why"}]}],   ("unread" only where discovery could not read)
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
-///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders"}],
+///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders",
+///               "libraryLeak"}],   ("libraryLeak" only for a leaked cycle that matches a known library leak)
 ///  "unknownOwners": [{"object", "unexplained", "reachesUnread"}],
 ///  "neverFinished": [id], "canNeverFinish": [id],
 ///  "possibleLeaks": [{"cycle", "object", "unexplained", "unread": [{"object", "in", "why"}]}]}   (only when some)
@@ -206,6 +207,8 @@ public enum JSONExporter {
                         }
                     }
                 }
+            case .libraryLeak:
+                if let known = cycle.libraryLeak { out.string(known) } else { out.omitField() }
             }
         }
         out.section(Top.unknownOwners, report.unknownOwners, keys: ownerKeys, linePerRecord: false) {

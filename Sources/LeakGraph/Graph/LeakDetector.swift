@@ -28,6 +28,7 @@ public enum LeakDetector {
         (report.neverFinished, report.canNeverFinish) = LifecycleAnalysis.activeObjects(
             in: snapshot, leaked: report.leakedObjectIDs, disposalLabels: disposalLabels)
         addUnreadReach(to: &report, in: snapshot, graph: graph)
+        KnownLeaks.classify(&report, in: snapshot)
         return report
     }
 

@@ -63,6 +63,9 @@ public struct Cycle: Sendable, Hashable, Codable {
     public var loopDescription: String
     /// For a retained cycle: members with holders the group does not explain, and how many.
     public var unexplainedHolders: [Holder]
+    /// For a leaked cycle in code the user cannot change, the ``KnownLeak`` it matches
+    /// (`XCTest: …`): shown apart, never a failure. Nil for the user's own leaks.
+    public var libraryLeak: String? = nil
 
     /// One step of a loop.
     public struct PathStep: Sendable, Hashable, Codable {

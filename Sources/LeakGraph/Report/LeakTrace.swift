@@ -24,7 +24,7 @@ public enum LeakTrace {
         // that made them: a test that leaks the same pair a hundred times reads as one finding.
         var signatureGroups: [String: Int] = [:]
         var groups: [[Cycle]] = []
-        for cycle in cycles where cycle.leaked {
+        for cycle in cycles where cycle.leaked && cycle.libraryLeak == nil {
             if let index = signatureGroups[cycle.signature] {
                 groups[index].append(cycle)
             } else {
@@ -50,8 +50,25 @@ public enum LeakTrace {
             lines += memberLines(cycle, snapshot)
             lines.append("  " + fixLine(for: cycle, in: snapshot))
         }
+        // Library leaks: one line per kind, apart, never described as the user's.
+        var libraryGroups: [String: (count: Int, first: Cycle)] = [:]
+        var libraryOrder: [String] = []
+        for cycle in cycles where cycle.leaked {
+            guard let known = cycle.libraryLeak else { continue }
+            let key = known + "\u{0}" + cycle.signature
+            if libraryGroups[key] == nil { libraryOrder.append(key) }
+            libraryGroups[key, default: (0, cycle)].count += 1
+        }
+        for key in libraryOrder {
+            guard let group = libraryGroups[key], let known = group.first.libraryLeak else { continue }
+            lines.append(
+                "Library leak ×\(group.count) (not in your code; \(known)): \(group.first.loopDescription)")
+        }
+        let libraryOnly = libraryOrder.isEmpty ? [] : KnownLeaks.libraryOnlyObjects(of: report, in: snapshot)
         let inCycles = Set(cycles.flatMap(\.objects))
-        let leakedOutside = report.leakedObjectIDs.filter { relevant($0) && !inCycles.contains($0) }.sorted()
+        let leakedOutside = report.leakedObjectIDs.filter {
+            relevant($0) && !inCycles.contains($0) && !libraryOnly.contains($0)
+        }.sorted()
         if !leakedOutside.isEmpty {
             lines.append(
                 "Kept alive only by the leaked cycles: "
