@@ -184,6 +184,7 @@ public struct LeakGraphDump: Sendable {
         snapshot = GraphSnapshot(objects: [], edges: [], stacks: contents.stacks, time: contents.time)
         snapshot.objects = contents.objectsAscending ? contents.objects : contents.objects.sorted { $0.id < $1.id }
         snapshot.edges = contents.edges
+        snapshot.fieldDeclarations = contents.declarations
         snapshot.unreadReferences =
             contents.objectsAscending ? contents.unread : contents.unread.sorted { $0.object < $1.object }
         processID = contents.processID
@@ -323,6 +324,7 @@ private struct DumpContents {
     var cycles: [Cycle]?
     var unknownOwners: [UnknownOwner]?
     var possibleLeaks: [PossibleLeak]?
+    var declarations: [FieldDeclaration] = []
     var neverFinished: [UInt64] = []
     var canNeverFinish: [UInt64] = []
     var summary: LeakGraphDump.Summary?
@@ -489,7 +491,8 @@ private struct DumpLocation {
 
 /// The kinds of record in a dump, each with its field table.
 private enum DumpRecord {
-    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount, unread, possibleLeak, unreadAt
+    case none, object, edge, stack, cycle, step, holder, owner, summary, typeCount, unread, possibleLeak, unreadAt,
+        declaration
 
     var fields: DumpFieldTable {
         switch self {
@@ -506,6 +509,7 @@ private enum DumpRecord {
         case .unread: DumpFields.unread.table
         case .possibleLeak: DumpFields.possibleLeak.table
         case .unreadAt: DumpFields.unreadAt.table
+        case .declaration: DumpFields.declaration.table
         }
     }
 }
@@ -524,6 +528,7 @@ private enum DumpFields {
     static let unread = DumpRecordFields<DumpSchema.Unread>()
     static let possibleLeak = DumpRecordFields<DumpSchema.PossibleLeak>()
     static let unreadAt = DumpRecordFields<DumpSchema.UnreadAt>()
+    static let declaration = DumpRecordFields<DumpSchema.Declaration>()
     static let summary = DumpRecordFields<DumpSchema.Summary>()
     static let typeCount = DumpRecordFields<DumpSchema.TypeCount>()
     static let kinds = DumpFieldTable(EdgeKind.allCases.map(\.rawValue))
@@ -775,6 +780,8 @@ private struct DumpReader {
         case .possibleLeaks?:
             contents.possibleLeaks = []
             try readArray { reader throws(Failure) in try reader.readPossibleLeak() }
+        case .declarations?:
+            try readArray { reader throws(Failure) in try reader.readDeclaration() }
         case .summary?: try readSummary()
         case .neverFinished?:
             try readArray { reader throws(Failure) in reader.contents.neverFinished.append(try reader.listedID()) }
@@ -1338,6 +1345,33 @@ private struct DumpReader {
         var owner = UnknownOwner(object: object, unexplained: unexplained)
         owner.reachesUnreadMemory = reachesUnread
         contents.unknownOwners?.append(owner)
+    }
+
+    private mutating func readDeclaration() throws(Failure) {
+        location.record = .declaration
+        var declaration = FieldDeclaration(type: "", field: "", file: "", line: 0, text: "")
+        try parse { () throws(DumpParseError) in
+            try parser.beginObject()
+            var first = true
+            var hint = 0
+            while let field = try parser.nextField(DumpFields.declaration.table, first: &first, hint: hint) {
+                hint = field + 1
+                location.field = field
+                switch DumpFields.declaration.field(field) {
+                case .type?: declaration.type = try parser.string()
+                case .field?: declaration.field = try parser.string()
+                case .file?: declaration.file = try parser.string()
+                case .line?: declaration.line = try parser.int()
+                case .text?: declaration.text = try parser.string()
+                default: try parser.skipValue()
+                }
+            }
+        }
+        location.field = -1
+        guard !declaration.type.isEmpty, !declaration.field.isEmpty, declaration.line > 0 else {
+            throw invalid(": a declaration needs its type, field and a line of at least 1")
+        }
+        contents.declarations.append(declaration)
     }
 
     private mutating func readPossibleLeak() throws(Failure) {

@@ -26,6 +26,8 @@ enum LeakHint {
         var stackIDs = Set(objects.compactMap(\.stack))
         stackIDs.formUnion(loopEdges.compactMap(\.site))
         let stacks = stackIDs.sorted().compactMap { snapshot.stack($0) }
-        return GraphSnapshot(objects: objects, edges: loopEdges, stacks: stacks, time: snapshot.time)
+        var picture = GraphSnapshot(objects: objects, edges: loopEdges, stacks: stacks, time: snapshot.time)
+        picture.fieldDeclarations = snapshot.fieldDeclarations
+        return picture
     }
 }

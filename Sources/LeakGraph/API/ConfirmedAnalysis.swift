@@ -92,7 +92,9 @@ extension LeakGraph {
         snapshot: GraphSnapshot, report: LeakReport
     ) {
         let found = findLeaks(options: options)
-        return (Symbolicator.symbolicate(found.snapshot), found.report)
+        var snapshot = Symbolicator.symbolicate(found.snapshot)
+        snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
+        return (snapshot, found.report)
     }
 }
 

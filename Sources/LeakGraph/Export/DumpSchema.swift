@@ -12,7 +12,12 @@ package enum DumpSchema {
     /// The top-level fields.
     package enum Top: String, DumpField {
         case format, version, pid, time, summary, objects, edges, stacks, cycles, unknownOwners, neverFinished,
-            canNeverFinish, possibleLeaks
+            canNeverFinish, possibleLeaks, declarations
+    }
+
+    /// The fields of an entry of `declarations` (where a field a cycle goes through is declared).
+    package enum Declaration: String, DumpField {
+        case type, field, file, line, text
     }
 
     /// The fields of the top-level `summary` (what was alive, what was written).

@@ -16,7 +16,8 @@ import Foundation
 ///               "libraryLeak"}],   ("libraryLeak" only for a leaked cycle that matches a known library leak)
 ///  "unknownOwners": [{"object", "unexplained", "reachesUnread"}],
 ///  "neverFinished": [id], "canNeverFinish": [id],
-///  "possibleLeaks": [{"cycle", "object", "unexplained", "unread": [{"object", "in", "why"}]}]}   (only when some)
+///  "possibleLeaks": [{"cycle", "object", "unexplained", "unread": [{"object", "in", "why"}]}],   (only when some)
+///  "declarations": [{"type", "field", "file", "line", "text"}]}   (where the fields cycles go through are declared; only when known)
 /// ```
 /// Output is deterministic for a given snapshot: objects by id, edges in snapshot order.
 public enum JSONExporter {
@@ -244,6 +245,19 @@ public enum JSONExporter {
                             }
                         }
                     }
+                }
+            }
+        }
+        if !snapshot.fieldDeclarations.isEmpty {
+            let declarationKeys = DumpRecordKeys<DumpSchema.Declaration>()
+            out.section(Top.declarations, snapshot.fieldDeclarations, keys: declarationKeys, linePerRecord: false) {
+                declaration, field, out in
+                switch field {
+                case .type: out.string(declaration.type)
+                case .field: out.string(declaration.field)
+                case .file: out.string(declaration.file)
+                case .line: out.int(declaration.line)
+                case .text: out.string(declaration.text)
                 }
             }
         }

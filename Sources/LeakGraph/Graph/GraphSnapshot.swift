@@ -28,6 +28,14 @@ public struct GraphSnapshot: Sendable, Hashable {
     /// from outside; ``LeakReport/possibleLeaks`` names the cycles that could be leaked if
     /// they were read.
     public var unreadReferences: [UnreadReferenceInfo] = []
+    /// Where the stored properties that cycles go through are declared (the lines a fix
+    /// changes), where they could be found; filled when a snapshot is described or dumped.
+    public var fieldDeclarations: [FieldDeclaration] = []
+
+    /// The declaration of `field` in objects of `type`, when known.
+    public func declaration(of field: String, in type: String) -> FieldDeclaration? {
+        fieldDeclarations.first { $0.type == type && $0.field == field }
+    }
 
     /// Creates a snapshot from parts (tests and tools build graphs this way).
     public init(objects: [ObjectInfo], edges: [EdgeInfo], stacks: [StackInfo] = [], time: Double = 0) {

@@ -500,6 +500,16 @@ enum Snapshotter {
         }
     }
 
+    /// The class metadata of the type snapshots of this process named `name`, when exactly one
+    /// is known (two types of one name, in two modules, are not told apart by name).
+    static func classMetadata(named name: String, map: MemoryMap) -> UInt? {
+        let candidates = typeNames.withLock { names in names.compactMap { $0.value == name ? $0.key : nil } }
+        let classes = candidates.filter { pointer in
+            UnsafeRawPointer(bitPattern: pointer).map { HeapObjectKind.isClassMetadata($0, map: map) } ?? false
+        }
+        return classes.count == 1 ? classes[0] : nil
+    }
+
     /// The names snapshots give the types of `metadata` (cached).
     static func typeNames(for metadata: [UInt]) -> [String] {
         var local: [UInt: String] = typeNames.withLock { $0 }

@@ -334,13 +334,27 @@ public enum LeakTrace {
         return max(0, dominators.keepsAlive(of: culprit) + 1 - cycle.objects.count)
     }
 
-    /// Where to change the code: the site that made the edge to cut when the edge recorded one
-    /// (`disposed(by:)`, a property wrapper's assignment), else where its owner was allocated,
-    /// else where any member was.
+    /// Where to change the code: the line that declares the property to change (`main.swift:10
+    /// (`var parent: Parent?` → `weak var parent: Parent?`)`), or the capturing closure's own line;
+    /// else the site that made the edge to cut when the edge recorded one (`disposed(by:)`, a
+    /// property wrapper's assignment), else where its owner was allocated, else where any member
+    /// was.
     static func fixSite(for cycle: Cycle, fix: Fix?, in snapshot: GraphSnapshot) -> String? {
         if let fix {
             let edge = snapshot.edges.first {
                 $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label
+            }
+            if let field = FieldDeclaration.fieldName(ofLabel: fix.step.label),
+                let owner = snapshot.object(fix.step.from)?.type,
+                let declaration = snapshot.declaration(of: field, in: owner)
+            {
+                return declarationPlace(declaration, makingWeak: fix.action.hasSuffix(" weak"))
+            }
+            if fix.step.label == "capture", var closure = edge?.closure, closure.contains(" at ") {
+                if closure.hasSuffix(" " + Symbolicator.ownClosureMarker) {
+                    closure.removeLast(Symbolicator.ownClosureMarker.count + 1)
+                }
+                return placeDescription(closure)
             }
             if let frame = snapshot.stack(edge?.site)?.userFrameDescription { return placeDescription(frame) }
             if let frame = snapshot.stack(snapshot.object(fix.step.from)?.stack)?.userFrameDescription {
@@ -353,6 +367,32 @@ public enum LeakTrace {
             }
         }
         return nil
+    }
+
+    /// `main.swift:10 (`var parent: Parent?` → `weak var parent: Parent?`)`: the declaration, and
+    /// when the fix makes it weak, the declaration made weak.
+    static func declarationPlace(_ declaration: FieldDeclaration, makingWeak: Bool) -> String {
+        let file = declaration.file.split(separator: "/").last.map(String.init) ?? declaration.file
+        var text = "`\(declaration.text)`"
+        if makingWeak, !declaration.text.contains("weak "), !declaration.text.contains("unowned ") {
+            for keyword in ["var ", "let "] {
+                if let range = declaration.text.range(of: keyword + declaration.field) {
+                    var weak = declaration.text
+                    weak.replaceSubrange(range, with: "weak var " + declaration.field)
+                    // A weak reference is optional: `let document: Document` → `weak var document: Document?`.
+                    if let colon = weak.range(of: declaration.field + ": ") {
+                        let typeEnd = weak[colon.upperBound...].firstIndex { $0 == "=" || $0 == "{" } ?? weak.endIndex
+                        let type = weak[colon.upperBound..<typeEnd].trimmingCharacters(in: .whitespaces)
+                        if !type.isEmpty, !type.hasSuffix("?"), !type.hasSuffix("!") {
+                            weak.replaceSubrange(colon.upperBound..<typeEnd, with: type + "?")
+                        }
+                    }
+                    text += " → `\(weak)`"
+                    break
+                }
+            }
+        }
+        return "\(file):\(declaration.line) (\(text))"
     }
 
     /// `function at path/File.swift:12` → `File.swift:12 (function)`.

@@ -1,0 +1,33 @@
+/// Where a stored property is declared: the line a fix changes (`var parent: Parent?` →
+/// `weak var parent`), as opposed to where its object was allocated.
+public struct FieldDeclaration: Sendable, Hashable, Codable {
+    /// The type whose objects hold the reference, as the graph names it: `Child`.
+    public var type: String
+    /// The property: `parent` (a property wrapper's storage `_name` is `name`).
+    public var field: String
+    /// The source file, as reports show paths (relative to its package).
+    public var file: String
+    /// The declaration's line.
+    public var line: Int
+    /// The declaration as written, trimmed: `var parent: Parent?`.
+    public var text: String
+
+    /// Creates a declaration.
+    public init(type: String, field: String, file: String, line: Int, text: String) {
+        self.type = type
+        self.field = field
+        self.file = file
+        self.line = line
+        self.text = text
+    }
+
+    /// The property an edge label names: its leading identifier (`items[0]` → `items`), less a
+    /// property wrapper's underscore; nil for labels that name no stored property (`capture`).
+    public static func fieldName(ofLabel label: String) -> String? {
+        guard label != "capture", label != "self" else { return nil }
+        var name = Substring(label.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        guard !name.isEmpty, !(name.first?.isNumber ?? true) else { return nil }
+        if name.hasPrefix("_") && name.count > 1 { name = name.dropFirst() }
+        return String(name)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// Finds where the stored properties a fix names are declared.
+///
+/// The debug info Swift emits keeps no line for a stored property (its accessors are
+/// compiler-generated, line 0). It does keep the class's: its deallocating deinit (the `destroy`
+/// function every class metadata points to) is placed at the class declaration. From that line the
+/// class body is read from the source file, for `var name` / `let name` at the body's own brace
+/// depth; a property declared in a superclass is looked for there, up the metadata's superclass
+/// chain. Nothing is guessed: no symbolizer, no debug info, no readable source or no match, and no
+/// declaration is given (the report then names the allocation site, as before).
+package enum FieldDeclarations {
+    /// The declarations of the fields the steps of `cycles` go through, where they can be found.
+    /// In-process only: it reads class metadata of types the snapshots of this process named.
+    package static func find(for cycles: [Cycle], in snapshot: GraphSnapshot) -> [FieldDeclaration] {
+        var wanted: [String: Set<String>] = [:]
+        for cycle in cycles {
+            for step in cycle.path {
+                guard let field = FieldDeclaration.fieldName(ofLabel: step.label),
+                    let type = snapshot.object(step.from)?.type
+                else { continue }
+                wanted[type, default: []].insert(field)
+            }
+        }
+        guard !wanted.isEmpty else { return [] }
+        let map = MemoryMap.current()
+        var sources = SourceCache()
+        var found: [FieldDeclaration] = []
+        for (type, fields) in wanted.sorted(by: { $0.key < $1.key }) {
+            guard let metadata = Snapshotter.classMetadata(named: type, map: map) else { continue }
+            let chain = classChain(from: metadata, map: map)
+            let declarations = chain.compactMap { classDeclaration(of: $0, map: map) }
+            for field in fields.sorted() {
+                for (file, line) in declarations {
+                    guard let (number, text) = sources.declaration(of: field, inTypeAt: line, file: file) else {
+                        continue
+                    }
+                    found.append(
+                        FieldDeclaration(
+                            type: type, field: field, file: Symbolicator.shortPath(file), line: number, text: text))
+                    break
+                }
+            }
+        }
+        return found
+    }
+
+    /// `metadata` and its superclasses' metadata (Swift classes only; at most 16).
+    private static func classChain(from metadata: UInt, map: MemoryMap) -> [UInt] {
+        var chain: [UInt] = []
+        var current = metadata
+        while chain.count < 16, current != 0, let pointer = UnsafeRawPointer(bitPattern: current),
+            HeapObjectKind.isClassMetadata(pointer, map: map)
+        {
+            chain.append(current)
+            // The superclass follows the kind word.
+            current = pointer.load(fromByteOffset: 8, as: UInt.self)
+        }
+        return chain
+    }
+
+    /// The file and line where the class of `metadata` is declared: where its deallocating
+    /// deinit, which the metadata's `destroy` word points to, starts.
+    private static func classDeclaration(of metadata: UInt, map: MemoryMap) -> (file: String, line: Int)? {
+        // Before the address point: the layout string, destroy, the value witnesses.
+        let destroyAddress = metadata &- 16
+        guard map.readableBytes(at: destroyAddress) >= 8, let pointer = UnsafeRawPointer(bitPattern: destroyAddress)
+        else { return nil }
+        let destroy = pointer.load(as: UInt.self)
+        guard destroy != 0, map.isImage(destroy, length: 1) else { return nil }
+        let frame = Symbolicator.frames(for: [destroy], returnAddresses: false)[0]
+        // The deallocating deinit (`…CfD`), at the class's own line; anything else is not it.
+        guard let function = frame.function, function.hasSuffix(".__deallocating_deinit"),
+            let file = frame.file, file.hasPrefix("/"), let line = frame.startLine ?? frame.line, line > 0
+        else { return nil }
+        return (file, line)
+    }
+}
+
+/// Source files read once each, and the property declarations found in them.
+struct SourceCache {
+    private var files: [String: [Substring]?] = [:]
+
+    /// The line number and text of `var field` / `let field` in the body of the type declared
+    /// at `line` of `file` (at the body's own depth: never a local in a method).
+    mutating func declaration(of field: String, inTypeAt line: Int, file: String) -> (Int, String)? {
+        if files[file] == nil {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8))
+            files[file] = .some(text.map { String($0).split(separator: "\n", omittingEmptySubsequences: false) })
+        }
+        guard let lines = files[file] ?? nil, line >= 1, line <= lines.count else { return nil }
+        var depth = 0
+        var opened = false
+        for index in (line - 1)..<lines.count {
+            let text = lines[index]
+            // Declarations at depth 1 (the type's body): checked before this line's braces count.
+            if opened && depth == 1 && Self.declares(field, in: text) {
+                return (index + 1, text.trimmingCharacters(in: .whitespaces))
+            }
+            // A property on the declaration's own line (`final class Child { var parent: Parent? }`).
+            if index == line - 1 && Self.declaresInline(field, in: text) {
+                return (index + 1, text.trimmingCharacters(in: .whitespaces))
+            }
+            var inString = false
+            for character in Self.code(of: text) {
+                if character == "\"" { inString.toggle() }
+                if inString { continue }
+                if character == "{" {
+                    depth += 1
+                    opened = true
+                } else if character == "}" {
+                    depth -= 1
+                    if opened && depth == 0 { return nil }
+                }
+            }
+            if opened && depth == 0 { return nil }
+        }
+        return nil
+    }
+
+    /// `text` without a trailing `//` comment.
+    private static func code(of text: Substring) -> Substring {
+        guard let comment = text.range(of: "//") else { return text }
+        return text[..<comment.lowerBound]
+    }
+
+    /// Whether `text` declares `field` with `var` or `let` (any modifiers before).
+    static func declares(_ field: String, in text: Substring) -> Bool {
+        let code = code(of: text)
+        for keyword in ["var ", "let "] {
+            var search = code.startIndex
+            while let range = code.range(of: keyword, range: search..<code.endIndex) {
+                search = range.upperBound
+                if range.lowerBound != code.startIndex {
+                    let before = code[code.index(before: range.lowerBound)]
+                    guard before == " " || before == "\t" || before == ")" else { continue }
+                }
+                let rest = code[range.upperBound...].drop { $0 == " " }
+                guard rest.hasPrefix(field) else { continue }
+                let after = rest.dropFirst(field.count).first
+                if after == nil || after == ":" || after == " " || after == "=" { return true }
+            }
+        }
+        return false
+    }
+
+    /// For a one-line type: whether the part after its `{` declares `field`.
+    private static func declaresInline(_ field: String, in text: Substring) -> Bool {
+        guard let brace = text.firstIndex(of: "{") else { return false }
+        return declares(field, in: text[text.index(after: brace)...])
+    }
+}

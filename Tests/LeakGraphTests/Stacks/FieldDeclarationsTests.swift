@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+@testable import LeakGraph
+
+final class DeclarationTestParent: TrackedObject {
+    var child: DeclarationTestChild?
+}
+
+class DeclarationTestBase: TrackedObject {
+    // The property a fix changes, declared in the superclass.
+    var owner: DeclarationTestParent?
+}
+
+final class DeclarationTestChild: DeclarationTestBase {
+    var parent: DeclarationTestParent?
+    func parentName() -> String {
+        let parent = "local, not the property"
+        return parent
+    }
+}
+
+@Suite("Field declarations", .serialized, .isolated)
+struct FieldDeclarationsTests {
+    @Test("a cycle's fields are found at their declarations, a superclass's too")
+    func declarationsOfACycle() throws {
+        let parent = DeclarationTestParent()
+        let child = DeclarationTestChild()
+        parent.child = child
+        child.parent = parent
+        let other = DeclarationTestParent()
+        let inheriting = DeclarationTestChild()
+        other.child = inheriting
+        inheriting.owner = other
+        defer {
+            child.parent = nil
+            inheriting.owner = nil
+        }
+        let (snapshot, _) = LeakGraph.findLeaksToDescribe()
+        let declaration = try #require(snapshot.declaration(of: "parent", in: "DeclarationTestChild"))
+        #expect(declaration.file.hasSuffix("Tests/LeakGraphTests/Stacks/FieldDeclarationsTests.swift"))
+        #expect(declaration.line == 16)
+        #expect(declaration.text == "var parent: DeclarationTestParent?")
+        let inherited = try #require(snapshot.declaration(of: "owner", in: "DeclarationTestChild"))
+        #expect(inherited.line == 12)
+        let back = try #require(snapshot.declaration(of: "child", in: "DeclarationTestParent"))
+        #expect(back.line == 7)
+    }
+
+    @Test("the fix names the declaration and the change: `var parent` → `weak var parent`")
+    func fixPointsAtTheDeclaration() {
+        let declaration = FieldDeclaration(
+            type: "Child", field: "parent", file: "Sources/App/main.swift", line: 10, text: "var parent: Parent?")
+        #expect(
+            LeakTrace.declarationPlace(declaration, makingWeak: true)
+                == "main.swift:10 (`var parent: Parent?` → `weak var parent: Parent?`)")
+        #expect(LeakTrace.declarationPlace(declaration, makingWeak: false) == "main.swift:10 (`var parent: Parent?`)")
+        let constant = FieldDeclaration(
+            type: "Section", field: "document", file: "main.swift", line: 30, text: "let document: Document")
+        #expect(
+            LeakTrace.declarationPlace(constant, makingWeak: true)
+                == "main.swift:30 (`let document: Document` → `weak var document: Document?`)")
+    }
+
+    @Test("declarations are read at the type body's own depth: never a local of a method, a comment or a string")
+    func sourceScanning() throws {
+        let file = NSTemporaryDirectory() + "/declarations-\(getpid()).swift"
+        let source = """
+            final class Model {  // line 1
+                func run() {
+                    var parent = 1
+                    parent += 1
+                }
+                // var parent: Old?
+                let label = "var parent"
+                private(set) weak var parent: Owner?
+            }
+            final class Inline { var parent: Owner? }
+            """
+        try source.write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        var cache = SourceCache()
+        #expect(cache.declaration(of: "parent", inTypeAt: 1, file: file)?.0 == 8)
+        #expect(cache.declaration(of: "label", inTypeAt: 1, file: file)?.0 == 7)
+        #expect(cache.declaration(of: "missing", inTypeAt: 1, file: file) == nil)
+        #expect(cache.declaration(of: "parent", inTypeAt: 10, file: file)?.0 == 10)
+        #expect(FieldDeclaration.fieldName(ofLabel: "items[0]") == "items")
+        #expect(FieldDeclaration.fieldName(ofLabel: "_name") == "name")
+        #expect(FieldDeclaration.fieldName(ofLabel: "capture") == nil)
+    }
+}
