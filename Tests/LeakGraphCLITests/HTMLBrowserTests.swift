@@ -70,11 +70,23 @@ struct HTMLBrowserTests {
                 var natural=s.width.baseVal.value, shown=s.getBoundingClientRect().width;
                 if(shown < natural*0.99) squeezed++;
               });
+              // The legend's entries, as Chromium draws them: no text box may overlap another.
+              var overlaps=0, legendTexts=0;
+              document.querySelectorAll('g.node').forEach(function(g){
+                var title=g.querySelector('title'); if(!title||title.textContent!=='legend') return;
+                var boxes=Array.prototype.map.call(g.querySelectorAll('text'),function(t){return t.getBoundingClientRect();});
+                legendTexts+=boxes.length;
+                for(var i=0;i<boxes.length;i++) for(var j=i+1;j<boxes.length;j++){
+                  var a=boxes[i], b=boxes[j];
+                  if(a.left<b.right-0.5&&b.left<a.right-0.5&&a.top<b.bottom-0.5&&b.top<a.bottom-0.5) overlaps++;
+                }
+              });
               var views=Array.prototype.map.call(document.querySelectorAll('.viewport'),function(v){return v.clientHeight;});
               var out=document.createElement('pre'); out.id='leakgraph-measurements';
               out.textContent=JSON.stringify({minSVGTextPx:minSVG, minHTMLTextPx:minHTML, graphs:svgCount,
                 squeezed:squeezed, pageWidth:document.documentElement.scrollWidth,
                 minViewportHeight:views.length?Math.min.apply(null,views):0,
+                legendTexts:legendTexts, legendOverlaps:overlaps,
                 ids:document.querySelectorAll('[id]').length,
                 uniqueIDs:new Set(Array.prototype.map.call(document.querySelectorAll('[id]'),function(e){return e.id;})).size});
               document.body.appendChild(out);
@@ -128,6 +140,8 @@ struct HTMLBrowserTests {
         #expect((found["pageWidth"] ?? .infinity) <= 1280, "wide graphs pan inside their viewport: \(found)")
         #expect((found["minViewportHeight"] ?? 0) >= 150, "\(found)")
         #expect(found["ids"] == found["uniqueIDs"], "no duplicate ids: \(found)")
+        #expect((found["legendTexts"] ?? 0) >= 10, "the legend is drawn: \(found)")
+        #expect(found["legendOverlaps"] == 0, "no legend entry runs into another: \(found)")
     }
 
     @Test(

@@ -123,7 +123,7 @@ public enum DotExporter {
 
         var out = "digraph leakgraph {\n"
         out += "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=14, labelloc=t, labeljust=l, "
-        out += "nodesep=0.35, ranksep=0.45, "
+        out += "nodesep=0.35, ranksep=0.45, pad=0.2, "
         out += "label=\(quote(caption.map { shorten($0, to: 160) }.joined(separator: "\n")))];\n"
         out +=
             "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", fontsize=12, margin=\"0.12,0.06\"];\n"
@@ -354,32 +354,48 @@ public enum DotExporter {
     }
 
     /// An HTML-like table explaining the colours and line styles.
+    ///
+    /// Two entries per row with a wide gap between them, and line samples drawn as cell borders
+    /// rather than with box-drawing characters: Graphviz sizes each cell with its own font
+    /// metrics, and a renderer that draws the text in another font (librsvg, a browser) made
+    /// the entries of a packed row run into each other.
     private static let legend: String = {
-        func swatch(_ colors: (fill: String, line: String), _ text: String, dashed: Bool = false) -> String {
-            "<td bgcolor=\"\(colors.fill)\" color=\"\(colors.line)\" border=\"1\"\(dashed ? " style=\"dashed\"" : "")"
-                + " width=\"14\"></td><td align=\"left\">\(text)</td>"
-        }
-        func line(_ sample: String, _ color: String, _ text: String) -> String {
-            "<td><font color=\"\(color)\">\(sample)</font></td><td align=\"left\">\(text)</td>"
-        }
-        return "<table border=\"0\" cellborder=\"0\" cellspacing=\"2\" cellpadding=\"1\">"
-            + "<tr>" + swatch(Palette.leaked, "leaked")
-            + swatch(Palette.keptAlive, "kept alive by the leak", dashed: true)
-            + swatch(Palette.retained, "retained (held from outside)") + swatch(Palette.other, "context") + "</tr>"
-            + "<tr>" + line("━━", Palette.leaked.line, "strong, in a cycle") + line("━━ ✂", Palette.cut, "cut this")
-            + line("——", "#000000", "strong") + line("- - -", "#000000", "weak") + "</tr>"
-            + "<tr>" + line("·····", "#000000", "unowned") + line("- - -", "#999999", "unknown strength")
-            + "<td></td><td></td><td></td><td></td></tr>"
-            + "</table>"
+        legendTable(extraRows: [])
     }()
 
     /// ``legend`` with a row for highlighted (new) objects.
     private static let legendWithNew: String = {
-        legend.replacingOccurrences(
-            of: "</table>",
-            with: "<tr><td><font color=\"\(Palette.new)\">▣ ★</font></td>"
-                + "<td align=\"left\">new since the other dump</td><td></td><td></td><td></td><td></td></tr></table>")
+        legendTable(extraRows: [
+            "<td><font color=\"\(Palette.new)\">▣ ★</font></td><td align=\"left\">new since the other dump</td>"
+        ])
     }()
+
+    private static func legendTable(extraRows: [String]) -> String {
+        func swatch(_ colors: (fill: String, line: String), _ text: String, dashed: Bool = false) -> String {
+            "<td bgcolor=\"\(colors.fill)\" color=\"\(colors.line)\" border=\"1\"\(dashed ? " style=\"dashed\"" : "")"
+                + " width=\"24\" height=\"12\" fixedsize=\"true\"></td><td align=\"left\">\(text)</td>"
+        }
+        func line(_ color: String, _ text: String, style: String? = nil, width: Int = 2) -> String {
+            "<td sides=\"B\" border=\"\(width)\" color=\"\(color)\"\(style.map { " style=\"\($0)\"" } ?? "")"
+                + " width=\"24\" height=\"8\" fixedsize=\"true\"></td><td align=\"left\">\(text)</td>"
+        }
+        let gap = "<td width=\"36\"></td>"
+        let entries =
+            [
+                swatch(Palette.leaked, "leaked"), swatch(Palette.keptAlive, "kept alive by the leak", dashed: true),
+                swatch(Palette.retained, "retained (held from outside)"), swatch(Palette.other, "context"),
+                line(Palette.leaked.line, "strong, in a cycle"), line(Palette.cut, "✂ cut this", width: 3),
+                line("#000000", "strong", width: 1), line("#000000", "weak", style: "dashed", width: 1),
+                line("#000000", "unowned", style: "dotted", width: 1),
+                line("#999999", "unknown strength", style: "dashed", width: 1),
+            ] + extraRows
+        var rows = ""
+        for start in stride(from: 0, to: entries.count, by: 2) {
+            let second = start + 1 < entries.count ? entries[start + 1] : "<td></td><td></td>"
+            rows += "<tr>" + entries[start] + gap + second + "</tr>"
+        }
+        return "<table border=\"0\" cellborder=\"0\" cellspacing=\"4\" cellpadding=\"1\">" + rows + "</table>"
+    }
 
     /// Shortens `text` in the middle with an ellipsis, keeping its start and its end (the type's
     /// generic arguments, the file and line).

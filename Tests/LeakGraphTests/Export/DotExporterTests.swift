@@ -29,6 +29,23 @@ struct DotExporterTests {
         #expect(dot.contains("legend [shape=plaintext"))
     }
 
+    @Test(
+        "the legend cannot run together in another renderer's font: two entries a row, a wide gap, samples as borders")
+    func legendLeavesRoomBetweenEntries() throws {
+        let dot = DotExporter.render(snapshot, options: .init(scope: .everything))
+        let line = try #require(dot.split(separator: "\n").first { $0.contains("legend [shape=plaintext") })
+        let rows = line.components(separatedBy: "<tr>").dropFirst()
+        #expect(rows.count >= 5)
+        for row in rows {
+            // Two entries (sample + text each) and the gap between them.
+            #expect(row.components(separatedBy: "<td").count - 1 == 5, "\(row)")
+            #expect(row.contains("<td width=\"36\"></td>"), "\(row)")
+        }
+        // Box-drawing glyphs (━━) were missing from some renderers' fonts and drawn wider.
+        #expect(!line.contains("━") && !line.contains("——") && !line.contains("·····"))
+        #expect(dot.contains("pad=0.2"))
+    }
+
     @Test("every strong edge inside a cycle is drawn in its colour, not only the canonical loop's")
     func secondLoopOfOneLeakIsColoured() {
         let snapshot = GraphBuilder()
