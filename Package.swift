@@ -80,6 +80,7 @@ let package = Package(
         .executableTarget(name: "cycle-example", dependencies: ["LeakGraph"], path: "Tools/Examples/CycleExample"),
         .executableTarget(
             name: "plain-classes-example", dependencies: ["LeakGraph"], path: "Tools/Examples/PlainClasses"),
+        .executableTarget(name: "fork-stress-example", dependencies: ["LeakGraph"], path: "Tools/Examples/ForkStress"),
         .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
             name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
@@ -88,7 +89,7 @@ let package = Package(
             name: "LeakGraphTests",
             dependencies: [
                 "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
-                "plain-classes-example",
+                "plain-classes-example", "fork-stress-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),

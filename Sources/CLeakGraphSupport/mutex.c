@@ -98,6 +98,15 @@ void lg_mutex_lock(lg_mutex *mutex) {
     LG_TSAN(__tsan_mutex_post_lock(mutex, 0, 0));
 }
 
+int lg_mutex_trylock(lg_mutex *mutex) {
+    // The sanitizer's flags (tsan_interface.h): try_lock 1 << 4, try_lock_failed 1 << 5.
+    LG_TSAN(__tsan_mutex_pre_lock(mutex, 1u << 4));
+    int expected = 0;
+    int taken = __atomic_compare_exchange_n(&mutex->state, &expected, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+    LG_TSAN(__tsan_mutex_post_lock(mutex, taken ? 1u << 4 : (1u << 4) | (1u << 5), 0));
+    return taken;
+}
+
 void lg_mutex_unlock(lg_mutex *mutex) {
     LG_TSAN(__tsan_mutex_pre_unlock(mutex, 0));
     if (__builtin_expect(__atomic_exchange_n(&mutex->state, 0, __ATOMIC_RELEASE) == 2, 0)) {
@@ -126,4 +135,6 @@ void lg_mutex_destroy(lg_mutex *mutex) {
 void lg_mutex_lock(lg_mutex *mutex) { pthread_mutex_lock((pthread_mutex_t *)mutex->platform); }
 
 void lg_mutex_unlock(lg_mutex *mutex) { pthread_mutex_unlock((pthread_mutex_t *)mutex->platform); }
+
+int lg_mutex_trylock(lg_mutex *mutex) { return pthread_mutex_trylock((pthread_mutex_t *)mutex->platform) == 0; }
 #endif

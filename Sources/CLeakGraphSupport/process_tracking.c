@@ -432,6 +432,8 @@ int lg_process_tracking_available(void) {
 int lg_process_tracking_start(void) {
     lg_ensure_setup();
     if (!lg_interposed) return 0;
+    // Before the first record: a fork from now on must find every table lock free in its child.
+    lg_fork_install_handlers();
     atomic_store_explicit(&lg_recording, 1, memory_order_release);
     return 1;
 }
@@ -608,8 +610,22 @@ size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result
     return count;
 }
 
+// Held across fork() (fork_safety.c): the stack table, then every shard. No code waits for
+// anything while holding one of these, so they are taken after the Swift side's locks.
+void lg_process_fork_prepare(void) {
+    pthread_mutex_lock(&lg_stacks_lock);
+    for (int i = 0; i < lg_shard_count; i++) lg_lock(&lg_shards[i].lock);
+}
+
+void lg_process_fork_release(void) {
+    for (int i = lg_shard_count - 1; i >= 0; i--) lg_unlock(&lg_shards[i].lock);
+    pthread_mutex_unlock(&lg_stacks_lock);
+}
+
 #else  // whole-process tracking is Linux-only, and compiled out by the LeakGraphDisabled trait
 
+void lg_process_fork_prepare(void) {}
+void lg_process_fork_release(void) {}
 int lg_process_tracking_available(void) { return 0; }
 int lg_process_tracking_start(void) { return 0; }
 int lg_process_tracking_active(void) { return 0; }

@@ -135,6 +135,19 @@ static size_t lg_copy_through_pipe(void *destination, const void *source, size_t
     return copied;
 }
 
+void lg_support_fork_prepare(void) { pthread_mutex_lock(&lg_copy_pipe_lock); }
+
+void lg_support_fork_release(int child) {
+    // The pipe is shared with the parent after fork: bytes one side writes the other could read.
+    // The child makes its own when it first needs one.
+    if (child && lg_copy_pipe[0] >= 0) {
+        close(lg_copy_pipe[0]);
+        close(lg_copy_pipe[1]);
+        lg_copy_pipe[0] = lg_copy_pipe[1] = -1;
+    }
+    pthread_mutex_unlock(&lg_copy_pipe_lock);
+}
+
 size_t lg_safe_copy(void *destination, uintptr_t source, size_t length) {
     if (length == 0 || source == 0) return 0;
     if (!lg_vm_readv_refused) {
@@ -168,4 +181,10 @@ size_t lg_safe_copy(void *destination, uintptr_t source, size_t length) {
     (void)length;
     return 0;
 }
+#endif
+
+#if !defined(__linux__)
+// Nothing of support.c's is locked elsewhere.
+void lg_support_fork_prepare(void) {}
+void lg_support_fork_release(int child) { (void)child; }
 #endif

@@ -17,6 +17,8 @@ typedef struct {
 } lg_mutex;
 
 void lg_mutex_init(lg_mutex *mutex);
+/// Takes `mutex` if it is free; returns whether it did.
+int lg_mutex_trylock(lg_mutex *mutex);
 void lg_mutex_destroy(lg_mutex *mutex);
 void lg_mutex_lock(lg_mutex *mutex);
 void lg_mutex_unlock(lg_mutex *mutex);
@@ -178,5 +180,24 @@ void lg_process_release(uintptr_t address);
 size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result);
 void lg_process_free_ids(uint64_t *ids);
 void lg_process_free(lg_process_object *objects);
+
+// MARK: fork (fork_safety.c)
+
+/// Holds `mutex` across every fork() of the process (pthread_atfork), so that a child never
+/// inherits it locked by a thread that does not exist there. For locks that live as long as the
+/// process. Returns 0 when the table of such locks is full.
+int lg_fork_protect(lg_mutex *mutex);
+/// Whether this process is a child forked from a process where LeakGraph ran: it has one thread,
+/// and Foundation's `Thread` or Dispatch may wait there forever for work another thread was doing
+/// at the moment of the fork (a `swift_once` in progress), so LeakGraph starts none.
+int lg_is_forked_child(void);
+/// Installs the fork handlers (once): the C tables' locks are held across fork() even when no
+/// Swift lock was registered.
+void lg_fork_install_handlers(void);
+/// The C tables' part of the fork handlers (process_tracking.c, support.c).
+void lg_process_fork_prepare(void);
+void lg_process_fork_release(void);
+void lg_support_fork_prepare(void);
+void lg_support_fork_release(int child);
 
 #endif

@@ -67,8 +67,8 @@ final class CaptureDescriptor: Sendable {
         self.argumentBytes = max(bindingsOffset + bindingCount * 8, captureEnd, 16)
     }
 
-    private static let cache = Locked<[UInt: CaptureDescriptor]>([:])
-    private static let genericLayouts = Locked<[GenericLayoutKey: CaptureLayout]>([:])
+    private static let cache = Locked<[UInt: CaptureDescriptor]>([:], heldAcrossFork: true)
+    private static let genericLayouts = Locked<[GenericLayoutKey: CaptureLayout]>([:], heldAcrossFork: true)
 
     /// The descriptor of contexts whose metadata is `metadata` (cached).
     static func of(metadata: UnsafeRawPointer, map: MemoryMap) -> CaptureDescriptor {

@@ -22,7 +22,7 @@ final class EnumInfo: Sendable {
         self.isOptional = isOptional
     }
 
-    private static let cache = Locked<[UInt: EnumInfo?]>([:])
+    private static let cache = Locked<[UInt: EnumInfo?]>([:], heldAcrossFork: true)
 
     /// nil when the enum's payload types cannot be resolved.
     static func of(_ type: Any.Type) -> EnumInfo? {

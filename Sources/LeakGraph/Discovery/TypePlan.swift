@@ -62,7 +62,7 @@ final class TypePlan: Sendable {
 
     static let empty = TypePlan(steps: [], complete: true)
 
-    private static let cache = Locked<[UInt: TypePlan]>([:])
+    private static let cache = Locked<[UInt: TypePlan]>([:], heldAcrossFork: true)
 
     /// The plan for values of `type` (cached per type).
     static func of(_ type: Any.Type) -> TypePlan {

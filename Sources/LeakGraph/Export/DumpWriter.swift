@@ -85,14 +85,14 @@ extension LeakGraph {
 
 /// Registers the exit handler once and remembers the directory.
 enum DumpAtExit {
-    private static let directory = Locked<String?>(nil)
+    private static let directory = Locked<String?>(nil, heldAcrossFork: true)
     private static let armed = Atomic<Bool>(false)
     private static let ran = Atomic<Bool>(false)
     /// Set when an exit handler starts: arming then only records the directory (registering a
     /// handler while handlers run would be pointless).
     static let exiting = Atomic<Bool>(false)
     /// What the dump at exit made, referenced until the process ends so it is never freed.
-    private static let keptUntilExit = Locked<[any Sendable]>([])
+    private static let keptUntilExit = Locked<[any Sendable]>([], heldAcrossFork: true)
 
     /// Keeps `values` alive until the process ends.
     static func keepUntilExit(_ values: any Sendable...) {

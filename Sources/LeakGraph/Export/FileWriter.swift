@@ -97,7 +97,8 @@ public enum SafeFileWriter {
             throw Failure(path: path, reason: reason)
         }
         var output = Output(descriptor: descriptor, path: path)
-        if overlapped { output.pipeline = WritePipeline(descriptor: descriptor) }
+        // Not in a forked child: its new threads can wait forever (see `lg_is_forked_child`).
+        if overlapped && lg_is_forked_child() == 0 { output.pipeline = WritePipeline(descriptor: descriptor) }
         body(&output)
         if let reason = output.pipeline?.finish() { output.failure = Failure(path: path, reason: reason) }
         var failure = output.failure

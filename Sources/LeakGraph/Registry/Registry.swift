@@ -21,7 +21,7 @@ final class Registry: Sendable {
     private let state: Locked<RegistryState>
 
     private init() {
-        state = Locked(RegistryState())
+        state = Locked(RegistryState(), heldAcrossFork: true)
     }
 
     /// Runs `body` under the registry's lock with its state: for the ``Snapshotter``, which

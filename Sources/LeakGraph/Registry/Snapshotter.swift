@@ -36,17 +36,29 @@ enum Snapshotter {
         let site: Int32
     }
 
-    private static let typeNames = Locked<[UInt: String]>([:])
+    private static let typeNames = Locked<[UInt: String]>([:], heldAcrossFork: true)
 
     /// Only one snapshot at a time holds objects, so that its own +1 is the only one to
     /// subtract from the retain counts it reads.
-    private static let holdingGate = Locked(0)  // the count of holding snapshots taken
+    private static let holdingGate = Locked(0, heldAcrossFork: true)  // the count of holding snapshots taken
     /// Holds that snapshots have taken and not yet let go of: other snapshots subtract them
     /// from the retain counts they read.
-    static let releasing = Locked(HoldLedger())
+    static let releasing = Locked(HoldLedger(), heldAcrossFork: true)
 
     /// How many snapshots are releasing their holds right now (on any thread).
     private static let releasesInFlight = Atomic<Int>(0)
+
+    /// In a forked child: the snapshots other threads were releasing at the moment of the fork
+    /// never finish there (those threads do not exist). Their holds stay listed — in the child's
+    /// copy of memory they are retains nobody will release, and later snapshots subtract them — but
+    /// nobody waits for them any more (each snapshot in the child waited 10 s for them).
+    /// A batch unlisted but not yet released at the fork stays retained in the child with nothing
+    /// listed: its objects read one too high there (a safe "retained"), and nobody waits for it.
+    static func forgetReleasesOfOtherThreads() {
+        releasesInFlight.store(0, ordering: .sequentiallyConsistent)
+        batchesReleased.store(
+            batchesUnlisted.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+    }
     /// Batches of holds whose unlisting has begun, and whose release has ended: while they
     /// differ, some hold is unlisted but not yet released, and a retain count read then is one
     /// too high with nothing listed to subtract.
@@ -483,7 +495,7 @@ enum Snapshotter {
 
     /// Whether objects of this metadata are LeakGraph's own bookkeeping (a class of the core
     /// module): they are never part of the program's graph.
-    private static let ownTypeCache = Locked<[UInt: Bool]>([:])
+    private static let ownTypeCache = Locked<[UInt: Bool]>([:], heldAcrossFork: true)
 
     private static func isLeakGraphType(_ metadata: UInt) -> Bool {
         guard let pointer = UnsafeRawPointer(bitPattern: metadata),

@@ -15,7 +15,7 @@ package enum KnownLeaks {
             reason: "swift-corelibs-xctest keeps each test suite and its run holding each other until the process ends"),
     ]
 
-    private static let registered = Mutex<[KnownLeak]>([])
+    private static let registered = Locked<[KnownLeak]>([], heldAcrossFork: true)
 
     /// Adds `leak` to the catalog (see ``LeakGraph/registerKnownLeak(_:)``).
     static func register(_ leak: KnownLeak) {

@@ -11,9 +11,9 @@
 /// ])
 /// ```
 public enum LeakAdvice {
-    private static let rules = Locked<[LeakAdviceRule]>([])
-    private static let closureHolders = Locked<Set<String>>([])
-    private static let disposal = Locked<Set<String>>([])
+    private static let rules = Locked<[LeakAdviceRule]>([], heldAcrossFork: true)
+    private static let closureHolders = Locked<Set<String>>([], heldAcrossFork: true)
+    private static let disposal = Locked<Set<String>>([], heldAcrossFork: true)
 
     /// Adds `newRules`, replacing any registered rule with the same name.
     public static func register(_ newRules: [LeakAdviceRule]) {

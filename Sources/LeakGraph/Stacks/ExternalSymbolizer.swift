@@ -17,7 +17,7 @@ final class ExternalSymbolizer: Sendable {
 
     private let symbolizer: (path: String, isLLVM: Bool)?
     private let demangler: String?
-    private let demangled = Locked<[String: String]>([:])
+    private let demangled = Locked<[String: String]>([:], heldAcrossFork: true)
 
     /// Longest a child process may run before it is killed.
     static let deadline: TimeInterval = 20
@@ -124,28 +124,10 @@ final class ExternalSymbolizer: Sendable {
 
     /// Runs a tool with a deadline; nil on failure.
     static func run(_ path: String, arguments: [String], input: String?) -> String? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let output = Pipe()
-        let inputPipe = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        do { try process.run() } catch { return nil }
-        if let input {
-            let data = Data(input.utf8)
-            DispatchQueue.global().async {
-                try? inputPipe.fileHandleForWriting.write(contentsOf: data)
-                try? inputPipe.fileHandleForWriting.close()
-            }
-        }
-        let timer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline, execute: timer)
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        timer.cancel()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self)
+        guard
+            let output = ChildProcess.run(
+                path, arguments: arguments, input: input.map { Array($0.utf8) }, deadline: deadline)
+        else { return nil }
+        return String(decoding: output, as: UTF8.self)
     }
 }

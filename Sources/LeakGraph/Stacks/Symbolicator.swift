@@ -52,7 +52,7 @@ public enum Symbolicator {
 
     /// Each address's frames, innermost first: the functions inlined there, then the one that
     /// holds it.
-    private static let cache = Locked<[UInt: [Frame]]>([:])
+    private static let cache = Locked<[UInt: [Frame]]>([:], heldAcrossFork: true)
 
     /// Resolves `addresses`, one frame each: for a return address the innermost (an inlined
     /// function's, where one was inlined at the call), for a function's entry the function. Return addresses (the default) are looked up one byte back,
@@ -212,7 +212,7 @@ public enum Symbolicator {
     }
 
     /// Package roots by source folder (nil: none above it), looked up once per folder.
-    private static let packageRoots = Locked<[String: String?]>([:])
+    private static let packageRoots = Locked<[String: String?]>([:], heldAcrossFork: true)
 
     private static func packageRoot(containing path: String) -> String? {
         guard let slash = path.lastIndex(of: "/") else { return nil }

@@ -1,3 +1,4 @@
+import CLeakGraphSupport
 import Foundation
 
 /// A value computed on a thread of its own, waited for when asked.
@@ -15,6 +16,14 @@ package final class BackgroundResult<Value: Sendable>: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     package init(_ work: @escaping @Sendable () -> Value) {
+        // In a forked child a new Foundation thread can wait forever (see `lg_is_forked_child`):
+        // the work is done here instead.
+        if lg_is_forked_child() != 0 {
+            let value = work()
+            result.withLock { $0 = value }
+            done.signal()
+            return
+        }
         let thread = Thread { [self] in
             let value = work()
             result.withLock { $0 = value }

@@ -26,6 +26,20 @@ package struct Locked<State> {
         storage = LockStorage.make(holding: state)
     }
 
+    /// A lock that lives as long as the process and that a forked child may need (the
+    /// registry's, the caches'): held by the forking thread across every `fork()`, so that a
+    /// child never inherits it locked by a thread that does not exist there.
+    package init(_ state: State, heldAcrossFork: Bool) {
+        storage = LockStorage.make(holding: state)
+        if heldAcrossFork {
+            storage.withUnsafeMutablePointerToHeader { header in
+                // The mutex's own address in the buffer (stable: the buffer never moves).
+                let offset = MemoryLayout<LockHeader>.offset(of: \LockHeader.mutex)!
+                _ = lg_fork_protect((UnsafeMutableRawPointer(header) + offset).assumingMemoryBound(to: lg_mutex.self))
+            }
+        }
+    }
+
     /// Runs `body` with exclusive access to the state.
     @inline(__always)
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {

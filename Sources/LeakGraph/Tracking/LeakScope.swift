@@ -31,7 +31,7 @@ public struct LeakScope: Sendable, Hashable {
 
     /// Scopes open now, and the id that off-task allocations get (kept in step under one lock;
     /// the allocation path reads only the atomic).
-    private static let openIDs = Locked<Set<UInt32>>([])
+    private static let openIDs = Locked<Set<UInt32>>([], heldAcrossFork: true)
     private static let offTaskID = Atomic<UInt32>(0)
 
     @TaskLocal static var current: UInt32 = 0

@@ -103,3 +103,10 @@ func processTrackingStartedFromEnvironment() {
     guard LeakGraph.isEnabled else { return }
     ProcessTracking.applySettings()
 }
+
+/// Called by CLeakGraphSupport's fork handler in a forked child, after it released every lock
+/// (fork_safety.c): forgets the work other threads of the parent were doing.
+@_cdecl("lg_swift_after_fork_in_child")
+func afterForkInChild() {
+    Snapshotter.forgetReleasesOfOtherThreads()
+}

@@ -132,7 +132,7 @@ private func reportEdge(owner: TrackedObject, old: AnyObject?, new: AnyObject?, 
 }
 
 /// Property names by (class, storage offset): found once per property, not once per instance.
-private let propertyNames = Locked<[PropertyKey: String]>([:])
+private let propertyNames = Locked<[PropertyKey: String]>([:], heldAcrossFork: true)
 
 private struct PropertyKey: Hashable {
     let type: ObjectIdentifier

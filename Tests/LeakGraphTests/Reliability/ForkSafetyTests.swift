@@ -1,0 +1,55 @@
+import Foundation
+import LeakGraphDump
+import Testing
+
+/// Runs the `fork-stress-example` program: it forks while two threads allocate, make tracked
+/// objects and take snapshots. Before LeakGraph held its locks across fork(), about one child in
+/// five inherited a lock held by a thread that does not exist in it, and hung forever.
+@Suite("fork", .serialized)
+struct ForkSafetyTests {
+    static let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        .appendingPathComponent("fork-stress-example").path
+
+    struct Run {
+        var status: Int32
+        var output: String
+    }
+
+    static func run(_ arguments: [String], dumpDirectory: String? = nil) throws -> Run {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_TRACK"] = "all"
+        environment["LEAKGRAPH_DUMP_DIR"] = dumpDirectory
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    }
+
+    @Test("a thousand children forked while threads allocate and snapshot all exit (none inherits a held lock)")
+    func childrenNeverHang() throws {
+        let run = try Self.run(["1000"])
+        #expect(run.output.contains("forks: 1000, exited: 1000, hung: 0"), "\(run.output)")
+        #expect(run.status == 0)
+    }
+
+    @Test("children that exit normally each write their own readable dump (no thread, no Dispatch in the child)")
+    func childrenWriteTheirDumps() throws {
+        let directory = NSTemporaryDirectory() + "leakgraph-fork-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try Self.run(["12", "--exit"], dumpDirectory: directory)
+        #expect(run.output.contains("forks: 12, exited: 12, hung: 0"), "\(run.output)")
+        let dumps = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }
+        #expect(dumps.count == 13, "one per child and the parent's: \(dumps)")
+        for name in dumps {
+            let dump = try LeakGraphDump(contentsOf: directory + "/" + name)
+            #expect(dump.summary?.tracking == "all")
+        }
+    }
+}
