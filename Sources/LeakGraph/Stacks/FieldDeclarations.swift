@@ -89,6 +89,13 @@ struct SourceCache {
             files[file] = .some(text.map { String($0).split(separator: "\n", omittingEmptySubsequences: false) })
         }
         guard let lines = files[file] ?? nil, line >= 1, line <= lines.count else { return nil }
+        // A class with a `deinit` of its own places its deallocating deinit there, not at the
+        // class: the body is the scope that deinit is in.
+        var line = line
+        if Self.code(of: lines[line - 1]).trimmingCharacters(in: .whitespaces).hasPrefix("deinit") {
+            guard let opening = Self.enclosingScopeOpening(before: line - 1, in: lines) else { return nil }
+            line = opening + 1
+        }
         var depth = 0
         var opened = false
         for index in (line - 1)..<lines.count {
@@ -114,6 +121,22 @@ struct SourceCache {
                 }
             }
             if opened && depth == 0 { return nil }
+        }
+        return nil
+    }
+
+    /// The index of the line whose `{` opens the scope the line at `index` is in.
+    private static func enclosingScopeOpening(before index: Int, in lines: [Substring]) -> Int? {
+        var depth = 0
+        for current in stride(from: index - 1, through: 0, by: -1) {
+            for character in code(of: lines[current]).reversed() {
+                if character == "}" {
+                    depth += 1
+                } else if character == "{" {
+                    if depth == 0 { return current }
+                    depth -= 1
+                }
+            }
         }
         return nil
     }

@@ -76,6 +76,14 @@ struct FieldDeclarationsTests {
                 private(set) weak var parent: Owner?
             }
             final class Inline { var parent: Owner? }
+            final class Generic<Value>
+            where Value: Equatable
+            {
+                private(set) var history: [Value] = []
+                deinit {
+                    print("bye")
+                }
+            }
             """
         try source.write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
@@ -84,6 +92,8 @@ struct FieldDeclarationsTests {
         #expect(cache.declaration(of: "label", inTypeAt: 1, file: file)?.0 == 7)
         #expect(cache.declaration(of: "missing", inTypeAt: 1, file: file) == nil)
         #expect(cache.declaration(of: "parent", inTypeAt: 10, file: file)?.0 == 10)
+        // A class with its own deinit: its deallocating deinit is placed at the deinit (line 15).
+        #expect(cache.declaration(of: "history", inTypeAt: 15, file: file)?.0 == 14)
         #expect(FieldDeclaration.fieldName(ofLabel: "items[0]") == "items")
         #expect(FieldDeclaration.fieldName(ofLabel: "_name") == "name")
         #expect(FieldDeclaration.fieldName(ofLabel: "capture") == nil)
