@@ -20,7 +20,8 @@ package struct ReportCommand: ToolCommand {
     )
 
     /// The dump.
-    @Argument(help: "A LeakGraph JSON dump (leakgraph-<pid>.json).")
+    @Argument(
+        help: "A LeakGraph JSON dump (leakgraph-<pid>.json), or a folder: every dump in it (test workers' dumps).")
     package var dump: String
 
     /// Text or JSON.
@@ -48,10 +49,57 @@ package struct ReportCommand: ToolCommand {
     }
 
     func perform(console: Console) async throws -> ExitStatus {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: dump, isDirectory: &isDirectory), isDirectory.boolValue {
+            return try reportFolder(console: console)
+        }
         let result = try Self.run(
             path: dump, format: format, top: top, owners: owners, loader: options.loader(console: console))
         console.write(result.output)
         return result.status
+    }
+
+    /// Every dump in the folder `dump` (`leakgraph-*.json`, as processes and test workers name
+    /// them; temporaries of writes under way are hidden and skipped), one report after another,
+    /// then one line for all; the exit status is the worst of them.
+    private func reportFolder(console: Console) throws(ToolError) -> ExitStatus {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: dump)
+                .filter { $0.hasPrefix("leakgraph") && $0.hasSuffix(".json") }.sorted()
+        } catch {
+            throw ToolError(path: dump, problem: "cannot list the folder (\(error.localizedDescription))")
+        }
+        guard !names.isEmpty else {
+            throw ToolError(path: dump, problem: "is a directory with no dump in it (leakgraph-*.json)")
+        }
+        let loader = options.loader(console: console)
+        var statuses: [ExitStatus] = []
+        var outputs: [String] = []
+        for name in names {
+            let path = (dump as NSString).appendingPathComponent(name)
+            let result = try Self.run(path: path, format: format, top: top, owners: owners, loader: loader)
+            statuses.append(result.status)
+            outputs.append(result.output)
+        }
+        switch format {
+        case .text:
+            console.write(outputs.joined(separator: "\n"))
+            let leaked = statuses.filter { $0 == .leaksFound }.count
+            let unchecked = statuses.filter { $0 == .notChecked }.count
+            let possible = statuses.filter { $0 == .possibleLeaks }.count
+            console.write(
+                "\n\(names.count) dump(s) in \(dump): \(leaked) with leaks, \(possible) with possible leaks, "
+                    + "\(unchecked) that checked nothing, \(names.count - leaked - unchecked - possible) clean\n")
+        case .json:
+            console.write(
+                "[" + outputs.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ",\n")
+                    + "]\n")
+        }
+        for worst in [ExitStatus.leaksFound, .possibleLeaks, .notChecked] where statuses.contains(worst) {
+            return worst
+        }
+        return .clean
     }
 
     /// Reads the dump at `path` and renders its report; the same code path as the command.

@@ -81,8 +81,13 @@ public enum SafeFileWriter {
     }
 
     /// Creates a file at `path` (never replacing one unless `replace`) and lets `body` write it
-    /// in pieces, so that a big file need not be held in memory whole; removes what it created
-    /// when a write fails.
+    /// in pieces, so that a big file need not be held in memory whole.
+    ///
+    /// Crash-consistent: the bytes go to a temporary file in the same folder, which is flushed to
+    /// its device and then renamed to `path` in one step. A crash, a full disk or a failed write
+    /// leaves whatever `path` held before intact (a file being replaced is never first
+    /// truncated) and no half-written file under its name; the temporary is removed on failure.
+    /// Devices and pipes (`/dev/stdout`) are written directly.
     ///
     /// - Parameter overlapped: Write the pieces on a thread of their own, so that making the next
     ///   piece overlaps the kernel copying the last one (a dump of 400 MB spends about a second in
@@ -90,8 +95,13 @@ public enum SafeFileWriter {
     package static func write(
         to path: String, replace: Bool = false, overlapped: Bool = false, _ body: (inout Output) -> Void
     ) throws(Failure) {
-        let flags = O_WRONLY | O_CREAT | O_TRUNC | (replace ? 0 : O_EXCL)
-        let descriptor = open(path, flags, 0o644)
+        let direct = isCharacterDevice(path) || isFIFO(path)
+        if !direct && !replace && exists(path) {
+            throw Failure(path: path, reason: "file exists (not overwritten)")
+        }
+        let target = direct ? path : temporaryPath(for: path)
+        let flags = direct ? O_WRONLY | O_TRUNC : O_WRONLY | O_CREAT | O_EXCL
+        let descriptor = open(target, flags, 0o644)
         guard descriptor >= 0 else {
             let reason = errno == EEXIST ? "file exists (not overwritten)" : String(cString: strerror(errno))
             throw Failure(path: path, reason: reason)
@@ -108,10 +118,60 @@ public enum SafeFileWriter {
         if close(descriptor) != 0 && failure == nil {
             failure = Failure(path: path, reason: String(cString: strerror(errno)))
         }
+        if failure == nil && !direct {
+            failure = publish(target, as: path, replace: replace)
+        }
         if let failure {
-            if !isCharacterDevice(path) { unlink(path) }
+            if !direct { unlink(target) }
             throw failure
         }
+    }
+
+    /// A new name in `path`'s folder for the temporary it is written to: hidden, and unique to
+    /// this process and call (eight processes dumping into one folder never share one).
+    private static func temporaryPath(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[...$0]) } ?? ""
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return folder + ".\(name).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Gives the written temporary its final name in one step, then flushes the folder so that
+    /// the name survives a crash too (best effort). Without `replace`, an existing file (made by
+    /// someone else meanwhile) is never replaced: `link` fails if the name exists.
+    private static func publish(_ temporary: String, as path: String, replace: Bool) -> Failure? {
+        if replace {
+            guard rename(temporary, path) == 0 else {
+                return Failure(path: path, reason: String(cString: strerror(errno)))
+            }
+        } else if link(temporary, path) == 0 {
+            unlink(temporary)
+        } else {
+            let linkError = errno
+            if linkError == EEXIST { return Failure(path: path, reason: "file exists (not overwritten)") }
+            // A file system without hard links: rename, having checked the name is still free.
+            guard !exists(path), rename(temporary, path) == 0 else {
+                return Failure(path: path, reason: String(cString: strerror(exists(path) ? EEXIST : errno)))
+            }
+        }
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let directory = open(folder, O_RDONLY | O_DIRECTORY)
+        if directory >= 0 {
+            _ = fsync(directory)
+            close(directory)
+        }
+        return nil
+    }
+
+    private static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    private static func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO
     }
 
     /// Flushes a regular file's contents to its device before the write is reported done (the
@@ -140,7 +200,14 @@ public enum SafeFileWriter {
 private func writeAll(_ descriptor: Int32, _ base: UnsafeRawPointer, _ count: Int) -> String? {
     var offset = 0
     while offset < count {
-        let written = systemWrite(descriptor, base + offset, count - offset)
+        var length = count - offset
+        switch WriteFaults.next() {
+        case .error(let code)?: return String(cString: strerror(code))
+        case .interrupted?: continue
+        case .short?: length = max(1, length / 2)
+        case nil: break
+        }
+        let written = systemWrite(descriptor, base + offset, length)
         if written < 0 {
             if errno == EINTR { continue }
             return String(cString: strerror(errno))
