@@ -81,6 +81,7 @@ let package = Package(
         .executableTarget(
             name: "plain-classes-example", dependencies: ["LeakGraph"], path: "Tools/Examples/PlainClasses"),
         .executableTarget(name: "fork-stress-example", dependencies: ["LeakGraph"], path: "Tools/Examples/ForkStress"),
+        .executableTarget(name: "server-example", dependencies: ["LeakGraph"], path: "Tools/Examples/Server"),
         .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
             name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
@@ -89,7 +90,7 @@ let package = Package(
             name: "LeakGraphTests",
             dependencies: [
                 "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
-                "plain-classes-example", "fork-stress-example",
+                "plain-classes-example", "fork-stress-example", "server-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),

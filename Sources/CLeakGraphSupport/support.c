@@ -34,7 +34,9 @@ static void lg_dump_at_exit_from_environment(void) {
 // Only the handler is registered here: no Swift code runs before `main` for it.
 __attribute__((constructor)) static void lg_arm_dump_at_exit_from_environment(void) {
     const char *directory = getenv("LEAKGRAPH_DUMP_DIR");
-    if (directory != NULL && directory[0] != 0) (void)atexit(lg_dump_at_exit_from_environment);
+    if (directory != NULL && directory[0] != 0) {
+        if (lg_dump_on_events() & 1) (void)atexit(lg_dump_at_exit_from_environment);
+    }
     // Said, never silent: the variable was meant to ask for a dump and none will be written.
     else if (directory != NULL) fputs("leakgraph: LEAKGRAPH_DUMP_DIR is empty: no dump will be written at exit\n", stderr);
 }

@@ -200,4 +200,10 @@ void lg_process_fork_release(void);
 void lg_support_fork_prepare(void);
 void lg_support_fork_release(int child);
 
+// MARK: Dumps on signals (signal_dumps.c)
+
+/// What `LEAKGRAPH_DUMP_ON` asks for, as bits: 1 exit (the default), 2 term (SIGTERM, SIGINT),
+/// 4 usr1 (SIGUSR1, on demand).
+int lg_dump_on_events(void);
+
 #endif

@@ -110,8 +110,17 @@ enum DumpAtExit {
 
     /// Arms from `LEAKGRAPH_DUMP_DIR` (called when the registry starts).
     static func armFromEnvironment(_ environment: [String: String]) {
-        if let path = environment["LEAKGRAPH_DUMP_DIR"], !path.isEmpty { arm(directory: path) }
+        guard let path = environment["LEAKGRAPH_DUMP_DIR"], !path.isEmpty else { return }
+        // `LEAKGRAPH_DUMP_ON` without `exit` (signals only): no dump at exit.
+        if lg_dump_on_events() & 1 != 0 {
+            arm(directory: path)
+        } else {
+            directory.withLock { $0 = path }
+        }
     }
+
+    /// On-demand dumps written so far (SIGUSR1), for their names.
+    static let onDemandDumps = Atomic<Int>(0)
 
     /// `LEAKGRAPH_DUMP_DIR`, when set and not empty.
     static var environmentDirectory: String? {
@@ -199,4 +208,30 @@ func dumpAtExitFromEnvironment() {
     DumpAtExit.exiting.store(true, ordering: .releasing)
     if let directory = DumpAtExit.environmentDirectory { DumpAtExit.arm(directory: directory) }
     DumpAtExit.run()
+}
+
+/// Called on LeakGraph's signal thread (signal_dumps.c) when a signal `LEAKGRAPH_DUMP_ON` asks
+/// for arrives: SIGUSR1 writes `leakgraph-<pid>-<n>.json` (n = 1, 2, …: `leakgraph diff` of two
+/// shows growth) and the process goes on; SIGTERM and SIGINT write the final dump under the name
+/// `leakgraph run` looks for, then the signal takes its course.
+@_cdecl("lg_swift_dump_on_signal")
+func dumpOnSignal(_ signal: Int32) {
+    guard let directory = DumpAtExit.environmentDirectory else { return }
+    guard signal == SIGUSR1 else {
+        DumpAtExit.exiting.store(true, ordering: .releasing)
+        DumpAtExit.arm(directory: directory)
+        DumpAtExit.run()
+        return
+    }
+    let number = DumpAtExit.onDemandDumps.wrappingAdd(1, ordering: .relaxed).newValue
+    do {
+        let ((files, report), summary) = try LeakGraph.writeDumpFiles(
+            to: directory, name: "leakgraph-\(getpid())-\(number)", renderSVG: false, contents: nil)
+        let leaked = report.cycles.reduce(0) { $0 + ($1.leaked && $1.libraryLeak == nil ? 1 : 0) }
+        warn(
+            "SIGUSR1: \(summary.liveObjects) live object(s), \(leaked) leaked cycle(s) "
+                + "(\(summary.userLeakedObjects) object(s)); wrote \(files.json)")
+    } catch {
+        warn(error.description)
+    }
 }
