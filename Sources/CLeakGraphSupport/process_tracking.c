@@ -66,6 +66,9 @@ static _Atomic int lg_stack_depth = 0;
 static _Atomic int lg_stack_interval = 0;
 static _Atomic uint64_t lg_stack_counter = 0;
 static uint32_t (*_Atomic lg_scope_provider)(void) = NULL;
+static _Atomic int lg_open_scopes;
+
+void lg_process_scopes_opened(int delta) { atomic_fetch_add_explicit(&lg_open_scopes, delta, memory_order_relaxed); }
 
 /// Set while this thread runs LeakGraph's own code from inside a hook (the scope provider) or
 /// holds a shard lock for a snapshot: its allocations pass through unrecorded.
@@ -367,8 +370,11 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
             if (count > 0) stack = lg_intern_stack(frames, count);
         }
     }
+    // The provider (Swift) only while some leak scope is open: outside any, no Swift code runs
+    // here. (Under the thread sanitizer every access to a Swift lazy global takes the runtime's
+    // once lock, and a child forked while another thread held it hung on its first allocation.)
     uint32_t (*provider)(void) = atomic_load_explicit(&lg_scope_provider, memory_order_acquire);
-    uint32_t scope = provider != NULL ? provider() : 0;
+    uint32_t scope = provider != NULL && atomic_load_explicit(&lg_open_scopes, memory_order_relaxed) > 0 ? provider() : 0;
     lg_in_hook--;
     lg_insert((uintptr_t)object, stack, scope);
 }
@@ -635,6 +641,7 @@ void lg_process_set_stacks(int depth, int interval) {
     (void)interval;
 }
 void lg_process_set_scope_provider(uint32_t (*provider)(void)) { (void)provider; }
+void lg_process_scopes_opened(int delta) { (void)delta; }
 size_t lg_process_record_count(void) { return 0; }
 size_t lg_process_table_bytes(void) { return 0; }
 uint64_t lg_process_start_nanoseconds(void) { return 0; }

@@ -501,7 +501,13 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
             } else {
                 written = lg_walk(state, high, total, buffer, skip);
             }
-            if (__builtin_expect(written == -1, 0)) {
+            // In a forked child, no libunwind: its own lock may have been held by a thread of the
+            // parent at the fork (a child hung in _ULx86_64_step under the thread sanitizer). A
+            // stack the learned rules cannot walk is then left out: the object is recorded
+            // without one.
+            if (__builtin_expect(written < 0, 0) && lg_is_forked_child()) {
+                written = 0;
+            } else if (__builtin_expect(written == -1, 0)) {
                 written = lg_capture_and_learn(buffer, capacity, skip);
                 LG_NO_TAIL_CALL();
             } else if (__builtin_expect(written < 0, 0)) {
@@ -513,6 +519,7 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
         }
     }
 #endif
+    if (lg_is_forked_child()) return 0;  // no unwinder in a forked child (see above)
     // frames[0] is in this function, frames[1] is R1.
     return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
 }

@@ -153,6 +153,8 @@ void lg_process_set_stacks(int depth, int interval);
 /// The function that gives the current leak scope of an allocation (called from the allocation
 /// hook behind a guard: allocations it makes are not recorded).
 void lg_process_set_scope_provider(uint32_t (*provider)(void));
+/// Counts leak scopes opened (+1) and closed (-1): the provider is asked only while one is open.
+void lg_process_scopes_opened(int delta);
 /// Why `LEAKGRAPH_TRACK` asked for something that is not happening (a value other than `all` or
 /// off, or `all` where it cannot work), or NULL when nothing went wrong.
 const char *lg_process_tracking_problem(void);

@@ -52,6 +52,14 @@ enum Snapshotter {
     /// never finish there (those threads do not exist). Their holds stay listed — in the child's
     /// copy of memory they are retains nobody will release, and later snapshots subtract them — but
     /// nobody waits for them any more (each snapshot in the child waited 10 s for them).
+    /// Finishes this type's lazy globals before a fork (see `beforeFork`).
+    static func prepareForFork() {
+        _ = typeNames
+        _ = holdingGate
+        _ = releasing
+        _ = ownTypeCache
+    }
+
     /// A batch unlisted but not yet released at the fork stays retained in the child with nothing
     /// listed: its objects read one too high there (a safe "retained"), and nobody waits for it.
     static func forgetReleasesOfOtherThreads() {

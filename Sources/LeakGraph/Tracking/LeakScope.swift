@@ -1,3 +1,4 @@
+import CLeakGraphSupport
 import Synchronization
 
 /// A region of execution whose tracked allocations are attributed to it, even when other scopes
@@ -55,12 +56,14 @@ public struct LeakScope: Sendable, Hashable {
             offTaskID.store(open.count == 1 ? offTaskScopeID(for: scope.id) : unattributedScopeID, ordering: .relaxed)
         }
         let open = Configuration.shared.openScopes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        lg_process_scopes_opened(1)
         let startedBefore = started.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         return (scope, startedBefore, open == 1)
     }
 
     private static func end(_ begun: (scope: LeakScope, startedBefore: Int, alone: Bool)) -> LeakScope {
         let open = Configuration.shared.openScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
+        lg_process_scopes_opened(-1)
         openIDs.withLock { open in
             open.remove(begun.scope.id)
             let next: UInt32

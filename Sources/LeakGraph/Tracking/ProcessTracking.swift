@@ -110,3 +110,13 @@ func processTrackingStartedFromEnvironment() {
 func afterForkInChild() {
     Snapshotter.forgetReleasesOfOtherThreads()
 }
+
+/// Called by CLeakGraphSupport's fork handler in the forking thread before fork() (fork_safety.c):
+/// the lazy globals a child uses on every allocation and for its dump are finished here, so that
+/// none is half-initialised (by another thread) in the child.
+@_cdecl("lg_swift_before_fork")
+func beforeFork() {
+    LeakScope.prepareForAllocationHook()
+    _ = Registry.shared
+    Snapshotter.prepareForFork()
+}
