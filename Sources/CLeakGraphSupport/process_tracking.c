@@ -66,9 +66,7 @@ static _Atomic int lg_stack_depth = 0;
 static _Atomic int lg_stack_interval = 0;
 static _Atomic uint64_t lg_stack_counter = 0;
 static uint32_t (*_Atomic lg_scope_provider)(void) = NULL;
-static _Atomic int lg_open_scopes;
 
-void lg_process_scopes_opened(int delta) { atomic_fetch_add_explicit(&lg_open_scopes, delta, memory_order_relaxed); }
 
 /// Set while this thread runs LeakGraph's own code from inside a hook (the scope provider) or
 /// holds a shard lock for a snapshot: its allocations pass through unrecorded.
@@ -374,7 +372,7 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
     // here. (Under the thread sanitizer every access to a Swift lazy global takes the runtime's
     // once lock, and a child forked while another thread held it hung on its first allocation.)
     uint32_t (*provider)(void) = atomic_load_explicit(&lg_scope_provider, memory_order_acquire);
-    uint32_t scope = provider != NULL && atomic_load_explicit(&lg_open_scopes, memory_order_relaxed) > 0 ? provider() : 0;
+    uint32_t scope = provider != NULL && lg_open_scope_count() > 0 ? provider() : 0;
     lg_in_hook--;
     lg_insert((uintptr_t)object, stack, scope);
 }
@@ -641,7 +639,6 @@ void lg_process_set_stacks(int depth, int interval) {
     (void)interval;
 }
 void lg_process_set_scope_provider(uint32_t (*provider)(void)) { (void)provider; }
-void lg_process_scopes_opened(int delta) { (void)delta; }
 size_t lg_process_record_count(void) { return 0; }
 size_t lg_process_table_bytes(void) { return 0; }
 uint64_t lg_process_start_nanoseconds(void) { return 0; }

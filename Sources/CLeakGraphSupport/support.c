@@ -21,6 +21,8 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
 
 int lg_atexit(void (*handler)(void)) { return atexit(handler); }
 
+_Atomic int lg_open_scopes = 0;
+
 /// Defined by the LeakGraph module (`dumpAtExitFromEnvironment` in DumpWriter.swift): writes the
 /// dump at exit into LEAKGRAPH_DUMP_DIR.
 extern void lg_swift_dump_at_exit_from_environment(void) __attribute__((weak));

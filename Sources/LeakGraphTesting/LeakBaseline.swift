@@ -24,11 +24,6 @@ public struct LeakBaseline: Sendable, Hashable {
         signatures = try BaselineFile.signatures(at: path)
     }
 
-    /// An entry as signatures are written (ASCII arrows read as the real ones).
-    static func normalized(_ entry: String) -> String {
-        BaselineFile.normalized(entry)
-    }
-
     /// Splits `cycles` into new leaks and accepted ones, and lists baseline entries that no
     /// longer occur (stale: remove them from the file).
     public func compare(_ cycles: [Cycle]) -> (new: [Cycle], accepted: [Cycle], stale: [String]) {

@@ -18,11 +18,7 @@ struct FileFaultTests {
         "a full disk or an I/O error during the dump at exit: the program's exit status is unchanged, one line, nothing half-written",
         arguments: ["write:ENOSPC@1", "write:ENOSPC@2", "write:EIO@1"])
     func failingDumpAtExit(fault: String) throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("plain-classes-example")
-                    .path
-            })
+        let example = try builtExample("plain-classes-example")
         let folder = directory + "/dump-\(fault.filter { $0.isLetter || $0.isNumber })"
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_TRACK"] = "all"
@@ -47,11 +43,7 @@ struct FileFaultTests {
         "interrupted and short writes are retried: the dump is complete and readable",
         arguments: ["write:EINTR@2", "write:short@1"])
     func retriedWrites(fault: String) throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("plain-classes-example")
-                    .path
-            })
+        let example = try builtExample("plain-classes-example")
         let folder = directory + "/retried-\(fault.filter { $0.isLetter || $0.isNumber })"
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_TRACK"] = "all"
@@ -122,11 +114,7 @@ struct FileFaultTests {
         "eight processes dumping into one folder at the same moment: eight dumps, all readable, one report for the folder"
     )
     func manyProcessesOneFolder() throws {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent("plain-classes-example")
-                    .path
-            })
+        let example = try builtExample("plain-classes-example")
         let folder = directory + "/shared"
         var environment = ProcessInfo.processInfo.environment
         environment["LEAKGRAPH_TRACK"] = "all"

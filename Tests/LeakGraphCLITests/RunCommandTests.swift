@@ -17,16 +17,6 @@ struct RunCommandTests {
         return script
     }
 
-    /// An example program built next to the `leakgraph` binary.
-    func builtExample(_ name: String) throws -> String {
-        let example = try #require(
-            leakgraphBinary.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(name).path
-            })
-        try #require(FileManager.default.isExecutableFile(atPath: example), "\(name) is built")
-        return example
-    }
-
     @Test("reports the dump the program wrote (by its pid), passes its output through, exits 1 for leaks")
     func reportsTheProgramsDump() throws {
         let dump = writeFile(Graphs.leakingPair.json(), "source.json", in: directory)

@@ -154,6 +154,14 @@ let leakgraphBinary: String? = {
     return nil
 }()
 
+/// An example program built next to the `leakgraph` binary.
+func builtExample(_ name: String) throws -> String {
+    let example = try #require(
+        leakgraphBinary.map { URL(fileURLWithPath: $0).deletingLastPathComponent().appendingPathComponent(name).path })
+    try #require(FileManager.default.isExecutableFile(atPath: example), "\(name) is built")
+    return example
+}
+
 /// Runs the built binary as a child process (killed after `timeout` seconds, which fails the
 /// test: bad input must never hang).
 func runBinary(

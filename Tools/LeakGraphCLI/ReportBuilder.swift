@@ -47,7 +47,7 @@ package enum ReportBuilder {
                     libraryLeaks[index].count += 1
                 } else {
                     libraryGroups[key] = libraryLeaks.count
-                    let library = known.split(separator: ":", maxSplits: 1).first.map(String.init) ?? known
+                    let library = KnownLeak.library(ofMark: known)
                     libraryLeaks.append(
                         LeakSummary.LibraryLeakGroup(
                             library: library, reason: known, signature: cycle.signature, loop: cycle.loopDescription,

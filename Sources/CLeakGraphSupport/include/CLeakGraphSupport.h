@@ -153,8 +153,16 @@ void lg_process_set_stacks(int depth, int interval);
 /// The function that gives the current leak scope of an allocation (called from the allocation
 /// hook behind a guard: allocations it makes are not recorded).
 void lg_process_set_scope_provider(uint32_t (*provider)(void));
-/// Counts leak scopes opened (+1) and closed (-1): the provider is asked only while one is open.
-void lg_process_scopes_opened(int delta);
+/// How many leak scopes are open (support.c): the allocation hook asks the scope provider, and a
+/// scope reads its task-local, only while one is.
+extern _Atomic int lg_open_scopes;
+
+/// Adds `delta` (+1 opened, -1 closed) to the open scopes; returns the count after.
+static inline int lg_scopes_opened(int delta) {
+    return __atomic_add_fetch((int *)&lg_open_scopes, delta, __ATOMIC_SEQ_CST);
+}
+
+static inline int lg_open_scope_count(void) { return __atomic_load_n((int *)&lg_open_scopes, __ATOMIC_RELAXED); }
 /// Why `LEAKGRAPH_TRACK` asked for something that is not happening (a value other than `all` or
 /// off, or `all` where it cannot work), or NULL when nothing went wrong.
 const char *lg_process_tracking_problem(void);

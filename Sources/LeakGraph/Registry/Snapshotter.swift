@@ -520,14 +520,21 @@ enum Snapshotter {
         }
     }
 
-    /// The class metadata of the type snapshots of this process named `name`, when exactly one
-    /// is known (two types of one name, in two modules, are not told apart by name).
-    static func classMetadata(named name: String, map: MemoryMap) -> UInt? {
-        let candidates = typeNames.withLock { names in names.compactMap { $0.value == name ? $0.key : nil } }
-        let classes = candidates.filter { pointer in
-            UnsafeRawPointer(bitPattern: pointer).map { HeapObjectKind.isClassMetadata($0, map: map) } ?? false
+    /// The class metadata of each of `names`, as snapshots of this process named types, where
+    /// exactly one class has that name (two of one name, in two modules or nested in two types,
+    /// are not told apart by name). One pass over the names known.
+    static func classMetadata(named names: Set<String>, map: MemoryMap) -> [String: UInt] {
+        let known = typeNames.withLock { $0 }
+        var found: [String: UInt] = [:]
+        var ambiguous: Set<String> = []
+        for (pointer, name) in known where names.contains(name) {
+            guard let metadata = UnsafeRawPointer(bitPattern: pointer),
+                HeapObjectKind.isClassMetadata(metadata, map: map)
+            else { continue }
+            if found.updateValue(pointer, forKey: name) != nil { ambiguous.insert(name) }
         }
-        return classes.count == 1 ? classes[0] : nil
+        for name in ambiguous { found[name] = nil }
+        return found
     }
 
     /// The names snapshots give the types of `metadata` (cached).

@@ -28,4 +28,9 @@ public struct KnownLeak: Sendable, Hashable, Codable {
 
     /// `XCTest: <reason>`: what the dump's `libraryLeak` field and the reports say.
     public var description: String { "\(library): \(reason)" }
+
+    /// The library a ``Cycle/libraryLeak`` mark names: `XCTest` of `XCTest: <reason>`.
+    public static func library(ofMark mark: String) -> String {
+        mark.split(separator: ":", maxSplits: 1).first.map(String.init) ?? mark
+    }
 }

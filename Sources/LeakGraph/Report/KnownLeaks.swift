@@ -35,6 +35,8 @@ package enum KnownLeaks {
     package static func classify(
         _ report: inout LeakReport, in snapshot: GraphSnapshot, catalog: [KnownLeak] = all, keepingMarks: Bool = false
     ) {
+        // Every analysis passes here: nothing is parsed when nothing leaked.
+        guard report.cycles.contains(where: \.leaked) else { return }
         let patterns = catalog.compactMap { leak in LoopPattern(leak.pattern).map { (leak, $0) } }
         guard !patterns.isEmpty else { return }
         var verdicts: [String: String?] = [:]
@@ -57,11 +59,7 @@ package enum KnownLeaks {
 /// A loop with `*` wildcards, as ``KnownLeak/pattern`` and `leakgraph report --ignore` write it:
 /// `Type —label→ Type —label→ Type` (ASCII `-label->` too). The last type closes the loop and may
 /// be left out.
-package struct LoopPattern: Sendable, Hashable {
-    /// Each step: the owner's type and the label of its edge to the next.
-    package var steps: [(type: String, label: String)] {
-        zip(types, labels).map { ($0, $1) }
-    }
+package struct LoopPattern: Sendable {
     private var types: [String]
     private var labels: [String]
 
@@ -97,15 +95,6 @@ package struct LoopPattern: Sendable, Hashable {
                 return Glob.matches(types[offset], step.type) && Glob.matches(labels[offset], step.label)
             }
         }
-    }
-
-    package static func == (lhs: LoopPattern, rhs: LoopPattern) -> Bool {
-        lhs.types == rhs.types && lhs.labels == rhs.labels
-    }
-
-    package func hash(into hasher: inout Hasher) {
-        hasher.combine(types)
-        hasher.combine(labels)
     }
 }
 
@@ -183,8 +172,7 @@ extension KnownLeaks {
         var counts: [String: Int] = [:]
         for cycle in cycles where cycle.leaked {
             guard let known = cycle.libraryLeak else { continue }
-            let library = known.split(separator: ":", maxSplits: 1).first.map(String.init) ?? known
-            counts[library, default: 0] += 1
+            counts[KnownLeak.library(ofMark: known), default: 0] += 1
         }
         return counts.map { ($0.key, $0.value) }.sorted {
             $0.count != $1.count ? $0.count > $1.count : $0.library < $1.library

@@ -26,8 +26,9 @@ package enum FieldDeclarations {
         let map = MemoryMap.current()
         var sources = SourceCache()
         var found: [FieldDeclaration] = []
+        let classes = Snapshotter.classMetadata(named: Set(wanted.keys), map: map)
         for (type, fields) in wanted.sorted(by: { $0.key < $1.key }) {
-            guard let metadata = Snapshotter.classMetadata(named: type, map: map) else { continue }
+            guard let metadata = classes[type] else { continue }
             let chain = classChain(from: metadata, map: map)
             let declarations = chain.compactMap { classDeclaration(of: $0, map: map) }
             for field in fields.sorted() {

@@ -258,8 +258,8 @@ public enum Symbolicator {
 
     /// The folder of the package the process was built from (both as given and with symlinks
     /// resolved, as debug info keeps the path the compiler was given): `LEAKGRAPH_ROOT_PACKAGE`
-    /// when set, else the folder holding the `.build` (or Xcode `DerivedData` product) the
-    /// executable runs from, else the working directory when it holds a `Package.swift`.
+    /// when set, else the folder holding the `.build` the executable runs from, else the working
+    /// directory when it holds a `Package.swift`.
     static let rootPackage: [String]? = {
         func forms(_ path: String) -> [String] {
             let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
@@ -267,13 +267,9 @@ public enum Symbolicator {
             return resolved == trimmed ? [trimmed] : [trimmed, resolved]
         }
         if let root = ProcessInfoLite.environment["LEAKGRAPH_ROOT_PACKAGE"], !root.isEmpty { return forms(root) }
-        var executable = [CChar](repeating: 0, count: 4096)
-        let length = readlink("/proc/self/exe", &executable, executable.count - 1)
-        if length > 0 {
-            let path = String(decoding: executable[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let build = path.range(of: "/.build/") {
-                return forms(String(path[..<build.lowerBound]))
-            }
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        if let build = executable.range(of: "/.build/") {
+            return forms(String(executable[..<build.lowerBound]))
         }
         let current = FileManager.default.currentDirectoryPath
         if FileManager.default.fileExists(atPath: current + "/Package.swift") { return forms(current) }

@@ -20,8 +20,6 @@ final class Configuration: Sendable {
     /// Capture a stack every `stackInterval` allocations; 0 means never.
     let stackInterval: Atomic<Int>
     let allocationCounter = Atomic<Int>(0)
-    /// How many leak scopes are open; the task-local scope is read only while one is.
-    let openScopes = Atomic<Int>(0)
     /// Capture a stack for edges that ask for their creation site.
     let edgeSites: Atomic<Bool>
 

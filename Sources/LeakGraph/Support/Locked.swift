@@ -22,14 +22,10 @@ package struct Locked<State> {
     // exclusivity.
     private let storage: LockStorage
 
-    package init(_ state: State) {
-        storage = LockStorage.make(holding: state)
-    }
-
-    /// A lock that lives as long as the process and that a forked child may need (the
-    /// registry's, the caches'): held by the forking thread across every `fork()`, so that a
-    /// child never inherits it locked by a thread that does not exist there.
-    package init(_ state: State, heldAcrossFork: Bool) {
+    /// - Parameter heldAcrossFork: For a lock that lives as long as the process and that a forked
+    ///   child may need (the registry's, the caches'): held by the forking thread across every
+    ///   `fork()`, so that a child never inherits it locked by a thread that does not exist there.
+    package init(_ state: State, heldAcrossFork: Bool = false) {
         storage = LockStorage.make(holding: state)
         if heldAcrossFork {
             storage.withUnsafeMutablePointerToHeader { header in

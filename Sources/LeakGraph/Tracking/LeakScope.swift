@@ -55,15 +55,13 @@ public struct LeakScope: Sendable, Hashable {
             open.insert(scope.id)
             offTaskID.store(open.count == 1 ? offTaskScopeID(for: scope.id) : unattributedScopeID, ordering: .relaxed)
         }
-        let open = Configuration.shared.openScopes.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
-        lg_process_scopes_opened(1)
+        let open = lg_scopes_opened(1)
         let startedBefore = started.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
         return (scope, startedBefore, open == 1)
     }
 
     private static func end(_ begun: (scope: LeakScope, startedBefore: Int, alone: Bool)) -> LeakScope {
-        let open = Configuration.shared.openScopes.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue
-        lg_process_scopes_opened(-1)
+        let open = lg_scopes_opened(-1) + 1
         openIDs.withLock { open in
             open.remove(begun.scope.id)
             let next: UInt32
@@ -118,7 +116,7 @@ public struct LeakScope: Sendable, Hashable {
     /// every scope's task tree, the off-task id of the open scope(s).
     @inline(__always)
     static func currentScopeIDIfAny() -> UInt32 {
-        guard Configuration.shared.openScopes.load(ordering: .relaxed) > 0 else { return 0 }
+        guard lg_open_scope_count() > 0 else { return 0 }
         let id = current
         return id != 0 ? id : offTaskID.load(ordering: .relaxed)
     }
