@@ -444,6 +444,24 @@ int lg_process_tracking_start(void) {
 
 int lg_process_tracking_active(void) { return atomic_load_explicit(&lg_recording, memory_order_relaxed); }
 
+int lg_process_is_recorded(uintptr_t address) {
+    uint64_t hash = lg_mix(address);
+    lg_shard *shard = lg_shard_of(hash);
+    int found = 0;
+    lg_lock(&shard->lock);
+    if (shard->count != 0) {
+        size_t mask = shard->capacity - 1;
+        for (size_t index = (size_t)hash & mask; shard->slots[index].address != 0; index = (index + 1) & mask) {
+            if (shard->slots[index].address == address) {
+                found = 1;
+                break;
+            }
+        }
+    }
+    lg_unlock(&shard->lock);
+    return found;
+}
+
 void lg_process_suppress(int delta) { lg_in_hook += delta; }
 
 void lg_process_set_stacks(int depth, int interval) {
@@ -633,6 +651,10 @@ void lg_process_fork_release(void) {}
 int lg_process_tracking_available(void) { return 0; }
 int lg_process_tracking_start(void) { return 0; }
 int lg_process_tracking_active(void) { return 0; }
+int lg_process_is_recorded(uintptr_t address) {
+    (void)address;
+    return 0;
+}
 void lg_process_suppress(int delta) { (void)delta; }
 void lg_process_set_stacks(int depth, int interval) {
     (void)depth;

@@ -104,6 +104,41 @@ size_t lg_type_size(const void *metadata) { return lg_witnesses(metadata)->size;
 size_t lg_type_stride(const void *metadata) { return lg_witnesses(metadata)->stride; }
 uint32_t lg_type_flags(const void *metadata) { return lg_witnesses(metadata)->flags; }
 
+#if defined(__APPLE__)
+#include <malloc/malloc.h>
+#endif
+
+size_t lg_allocation_size(const void *object) {
+#if defined(__APPLE__)
+    return malloc_size(object);
+#else
+    return malloc_usable_size((void *)object);
+#endif
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define LG_SANITIZER_ALLOCATOR 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define LG_SANITIZER_ALLOCATOR 1
+#endif
+
+size_t lg_allocation_size_from_header(uintptr_t header) {
+#if defined(__GLIBC__) && !defined(LG_SANITIZER_ALLOCATOR)
+    // glibc's chunk: the size with three flag bits below; an mmapped chunk (bit 1) keeps two
+    // words of header, an ordinary one only its size word (the next chunk's previous-size word
+    // is usable while this one is in use).
+    size_t size = header & ~(uintptr_t)7;
+    size_t overhead = (header & 2) ? 16 : 8;
+    return size > overhead ? size - overhead : 0;
+#else
+    (void)header;
+    return 0;
+#endif
+}
+
 // MARK: Fault-safe copies
 
 #if defined(__linux__)

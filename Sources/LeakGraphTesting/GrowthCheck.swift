@@ -141,7 +141,7 @@ public enum GrowthCheck {
         }
         guard let newest = candidates.max(by: { $0.id < $1.id }) else { return nil }
         var incoming: [UInt64: [EdgeInfo]] = [:]
-        for edge in snapshot.edges where edge.kind == .strong { incoming[edge.to, default: []].append(edge) }
+        for edge in snapshot.edges where edge.kind.keepsAlive { incoming[edge.to, default: []].append(edge) }
         // `toward[owner]` is the edge from `owner` one step closer to the newest instance.
         var toward: [UInt64: EdgeInfo] = [:]
         var queue = [newest.id]

@@ -245,7 +245,7 @@ struct CycleEdges {
             }
         }
         guard !wanted.isEmpty else { return }
-        for edge in snapshot.edges where edge.kind == .strong && wantedSources.contains(edge.from) {
+        for edge in snapshot.edges where edge.kind.keepsAlive && wantedSources.contains(edge.from) {
             let key = Key(from: edge.from, to: edge.to, label: edge.label)
             if wanted.contains(key) && edges[key] == nil { edges[key] = edge }
         }

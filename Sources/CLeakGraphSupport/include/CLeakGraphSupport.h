@@ -110,6 +110,17 @@ size_t lg_type_size(const void *metadata);
 size_t lg_type_stride(const void *metadata);
 uint32_t lg_type_flags(const void *metadata);
 
+/// The bytes usable in the live heap allocation at `object` (`malloc_usable_size`, `malloc_size`):
+/// a `ManagedBuffer`'s capacity is what its allocation holds. Only for memory known to be
+/// allocated and alive (a held object).
+size_t lg_allocation_size(const void *object);
+
+/// The bytes usable in the allocation whose malloc chunk header word (the word before the
+/// allocation) is `header`, for memory LeakGraph may only copy (the header read through
+/// ``lg_safe_copy``); 0 where chunk headers are not glibc's plain ones (other platforms, the
+/// address sanitizer's allocator), and then the caller cannot know the size.
+size_t lg_allocation_size_from_header(uintptr_t header);
+
 /// Copies up to `length` bytes from `source`, memory another thread may free or unmap at any
 /// moment, into `destination` without ever faulting: the kernel reads it (process_vm_readv on
 /// Linux, mach_vm_read_overwrite on Apple platforms). Returns the number of bytes copied, fewer
@@ -145,6 +156,8 @@ int lg_process_tracking_available(void);
 int lg_process_tracking_start(void);
 /// Whether recording is on.
 int lg_process_tracking_active(void);
+/// Whether whole-process tracking holds a record of the object at `address` (one probe of its shard).
+int lg_process_is_recorded(uintptr_t address);
 /// Adds `delta` to this thread's suppression count: while it is above zero, this thread's
 /// allocations are not recorded (LeakGraph's own work: snapshots, reports).
 void lg_process_suppress(int delta);

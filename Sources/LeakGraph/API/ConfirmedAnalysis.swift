@@ -117,7 +117,7 @@ private struct Fingerprints {
         }
         // Labels are few: hash each distinct one once.
         var recentLabels: [(label: String, hash: Int)] = []
-        for edge in snapshot.edges where edge.kind == .strong && (edge.origin == .declared || !declaredOnly) {
+        for edge in snapshot.edges where edge.kind.keepsAlive && (edge.origin == .declared || !declaredOnly) {
             let node = index.node(of: edge.to)
             guard node >= 0, case let slot = Int(slotOfNode[node]), slot >= 0 else { continue }
             let labelHash: Int

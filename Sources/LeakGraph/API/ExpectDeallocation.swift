@@ -47,7 +47,7 @@ extension LeakGraph {
             if let id {
                 explanation = LeakTrace.describe(snapshot, report: report, objects: [id])
                 if explanation.isEmpty, let count = info?.strongRetainCount {
-                    let holders = snapshot.edges.filter { $0.to == id && $0.kind == .strong }
+                    let holders = snapshot.edges.filter { $0.to == id && $0.kind.keepsAlive }
                     explanation =
                         "  held by \(count) strong reference(s)"
                         + (holders.isEmpty

@@ -17,6 +17,8 @@ extension HeapWalker {
             limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
             return
         }
+        // A recorded object this snapshot does not hold is not one of its objects.
+        if asksWhetherRecorded && lg_process_is_recorded(word) != 0 { return }
         // Statically allocated objects (empty collections' singletons) live in an image.
         guard !map.isImage(word, length: 16),
             let header = memory.read(word, count: 16)
@@ -49,6 +51,13 @@ extension HeapWalker {
         }
         if let reason = plan.unreadReason, plan.steps.isEmpty {
             noteUnread(owner: trackedCount + node, in: "", why: reason)
+        }
+        if let tail = plan.tail {
+            // Not held: another thread may free it, so its size comes from a copy of its malloc
+            // header and its memory is copied.
+            let size = unheldAllocationSize(word, atLeast: instanceSize)
+            let copy = size.flatMap { $0 <= Self.maximumTailBytes ? memory.read(word, count: $0) : nil }
+            self.tail(tail, memory: copy, allocationSize: size, owner: trackedCount + node)
         }
         guard !plan.steps.isEmpty else { return }
         stack.append(

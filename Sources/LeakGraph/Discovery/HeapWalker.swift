@@ -36,6 +36,10 @@ struct HeapWalker {
     /// (full whole-process snapshots, where every recorded object is held: one that is not held
     /// was not recorded).
     let followsUnrecordedObjects: Bool
+    /// Whether an object the snapshot does not hold may still be one whole-process tracking
+    /// recorded (a snapshot of some objects only: the second look at suspected leaks), so that
+    /// the records are asked before it is taken for one they do not have.
+    let asksWhetherRecorded: Bool
 
     // Written by the walk only (its files: HeapWalker*.swift).
     var found: [DiscoveredReference] = []
@@ -55,6 +59,13 @@ struct HeapWalker {
     /// Memory that held references the walk could not type, by owner (see ``UnreadReference``).
     // Written by the walk only (its files: HeapWalker*.swift).
     var unread: [UnreadReference] = []
+    /// Words that matched live objects where the type does not say they own them (see
+    /// ``CandidateReference``).
+    // Written by the walk only (its files: HeapWalker*.swift).
+    var candidates: [CandidateReference] = []
+    /// Memory whose words were compared because their type could not be read.
+    // Written by the walk only (its files: HeapWalker*.swift).
+    var regions: [UntypedRegion] = []
     /// One record per owner and reason (an array of 20,000 elements of an unreadable type is
     /// one record).
     var unreadSeen: Set<UnreadKey> = []
@@ -103,10 +114,11 @@ struct HeapWalker {
     ///   (whole-process snapshots: other threads run meanwhile).
     init(
         trackedCount: Int, map: MemoryMap, scanClosures: Bool, untrackedHops: Int = 2,
-        copiesUnheldMemory: Bool = false, followsUnrecordedObjects: Bool = false,
+        copiesUnheldMemory: Bool = false, followsUnrecordedObjects: Bool = false, asksWhetherRecorded: Bool = false,
         heldPosition: @escaping (UInt, Bool) -> Int
     ) {
         self.followsUnrecordedObjects = followsUnrecordedObjects && copiesUnheldMemory
+        self.asksWhetherRecorded = asksWhetherRecorded
         self.trackedCount = trackedCount
         self.memory = UnheldMemory(copies: copiesUnheldMemory, map: map)
         self.scanClosures = scanClosures
@@ -138,7 +150,10 @@ struct HeapWalker {
             walkableClasses[key] = walkable
             memory.trust(type: key)  // the class of a held object
         }
-        guard walkable else { return }
+        guard walkable else {
+            if let reason = Self.foundationUnreadReason(cls) { noteUnread(owner: index, in: "", why: reason) }
+            return
+        }
         let plan: TypePlan
         if let known = instancePlans[key] {
             plan = known
@@ -148,6 +163,10 @@ struct HeapWalker {
             if !plan.complete { limits.insert("fields of \(cls) whose layout cannot be read") }
         }
         if let reason = plan.unreadReason, plan.steps.isEmpty { noteUnread(owner: index, in: "", why: reason) }
+        if let tail = plan.tail {
+            // A held object: alive, its allocation readable in place.
+            self.tail(tail, memory: base, allocationSize: lg_allocation_size(base), owner: index)
+        }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(
@@ -275,6 +294,24 @@ struct HeapWalker {
         case .set(let offset, let path, let element):
             let storage = work.base.load(fromByteOffset: offset, as: UInt.self)
             hashed(storage, key: element, value: nil, from: work, path: Self.join(work.prefix, path))
+        case .slice(let offset, let path, let element):
+            // The slice's buffer: the storage it shares, then where its elements start (inside
+            // that storage, when the storage is an array's).
+            let storage = work.base.load(fromByteOffset: offset, as: UInt.self)
+            let elements = work.base.load(fromByteOffset: offset + 8, as: UInt.self)
+            guard storage != 0 else { return }
+            guard elements >= storage + UInt(CollectionLayout.arrayElementsOffset) else {
+                noteUnread(
+                    owner: work.owner, in: Self.join(work.prefix, path),
+                    why: "an ArraySlice whose storage is not an array's")
+                return
+            }
+            array(storage, element: element, from: work, path: Self.join(work.prefix, path))
+        case .unmanaged(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            unmanagedWord(word, from: work, label: Self.join(work.prefix, path))
+        case .words(let offset, let count, let path, let why):
+            words(offset: offset, count: count, path: path, why: why, in: work)
         }
     }
 
@@ -323,6 +360,14 @@ struct HeapWalker {
             inlineWeakAndUnownedReferences)
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = TypePlan.ofInstances(cls)
+        if let tail = plan.tail {
+            // Alive (a held object's strong reference points at it) and read in place, unless copying.
+            let size =
+                memory.copies
+                ? unheldAllocationSize(word, atLeast: tail.offset) : lg_allocation_size(pointer)
+            let readable = size.flatMap { $0 <= Self.maximumTailBytes ? memory.read(word, count: $0) : nil }
+            self.tail(tail, memory: readable, allocationSize: size, owner: trackedCount + node)
+        }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(
@@ -332,19 +377,42 @@ struct HeapWalker {
 
     /// Foundation's classes on Linux may be toll-free bridged Core Foundation objects whose memory
     /// does not follow their Swift field metadata: they are never walked (their references count
-    /// as held from outside).
+    /// as held from outside, and are said unread: ``foundationUnreadReason(_:)``). A class of the
+    /// user's that inherits `NSObject` directly is walked: `NSObject` has no stored properties
+    /// (so that Core Foundation's layout can sit under it), and its subclasses' follow.
     static func isWalkable(_ cls: AnyClass) -> Bool {
         var current: AnyClass? = cls
         while let type = current {
-            let name = qualifiedTypeName(type)
-            if name.hasPrefix("Foundation.") || name.hasPrefix("CoreFoundation.") || name.hasPrefix("__NS")
-                || name.hasPrefix("_NS")
-            {
-                return false
+            if isFoundationClass(type) {
+                return type != cls && qualifiedTypeName(type) == "Foundation.NSObject" && _getSuperclass(type) == nil
             }
             current = _getSuperclass(type)
         }
         return true
+    }
+
+    private static func isFoundationClass(_ type: AnyClass) -> Bool {
+        let name = qualifiedTypeName(type)
+        return name.hasPrefix("Foundation.") || name.hasPrefix("CoreFoundation.") || name.hasPrefix("__NS")
+            || name.hasPrefix("_NS")
+    }
+
+    /// Why the references of an object of a class that is not walked are not read; nil for
+    /// Foundation's value classes, which hold no object references (strings, data, numbers,
+    /// dates, URLs, …).
+    static func foundationUnreadReason(_ cls: AnyClass) -> String? {
+        let name = qualifiedTypeName(cls)
+        let valueClasses = [
+            "String", "MutableString", "Data", "MutableData", "Number", "Value", "Date", "URL", "UUID", "Locale",
+            "TimeZone", "Calendar", "CharacterSet", "MutableCharacterSet", "RegularExpression", "Decimal",
+            "IndexSet", "MutableIndexSet", "CFString", "CFData", "CFNumber", "CFBoolean", "Null", "Error",
+        ]
+        let bare = name.split(separator: ".").last.map { $0.drop { $0 == "_" } } ?? ""
+        for value in valueClasses where bare == "NS\(value)" || bare.hasPrefix("NSCF\(value)") || bare == value {
+            return nil
+        }
+        return
+            "a Foundation object (\(displayTypeName(cls))): its storage may be Core Foundation's, not its Swift fields"
     }
 
     mutating func addNode(_ address: UInt, type: String, retainCount: Int? = nil) -> Int {

@@ -34,6 +34,67 @@ final class TypePlan: Sendable {
         case dictionary(offset: Int, path: String, key: TypePlanBox, value: TypePlanBox)
         /// `Set`: a storage word.
         case set(offset: Int, path: String, element: TypePlanBox)
+        /// `ArraySlice`: the word of the array storage it shares (every element of that storage
+        /// is alive, inside the slice's range or not).
+        case slice(offset: Int, path: String, element: TypePlanBox)
+        /// An `Unmanaged` word: compared with live objects, never loaded; owning only when the
+        /// target's retain count says so (``EdgeKind/unmanaged``).
+        case unmanaged(offset: Int, path: String)
+        /// `count` words whose type cannot be read (a `Mutex`'s contents, a constrained
+        /// existential): each is compared with live objects, never loaded, and counts as owning
+        /// only when the target's retain count says so. `why` is said as unread unless every word
+        /// is accounted for.
+        case words(offset: Int, count: Int, path: String, why: String)
+    }
+
+    /// The tail-allocated elements of a `ManagedBuffer` (see ``tail``).
+    struct Tail: Sendable {
+        /// The element type, with its plan.
+        let element: TypePlanBox
+        /// Where the first element is, from the object's start.
+        let offset: Int
+        let stride: Int
+        /// Which slots hold elements, when the header says so by a convention this reader knows.
+        let liveSlots: LiveSlots?
+    }
+
+    /// A `ManagedBuffer` header that says which slots are initialised: a `count` of elements from
+    /// slot 0, or (with a `capacity` and a start slot) a ring of `count` elements from the start
+    /// slot, as swift-collections' `Deque` keeps it. Offsets are from the object's start.
+    struct LiveSlots: Sendable {
+        let countOffset: Int
+        let startOffset: Int?
+        let capacityOffset: Int?
+
+        /// The convention of `header`, stored at `offset` in the object; nil when its fields do
+        /// not follow it.
+        static func of(header: Any.Type, at offset: Int) -> LiveSlots? {
+            guard MetadataKind(of: header) == .structure else { return nil }
+            var fields: [String: (offset: Int, type: Any.Type)] = [:]
+            _ = _forEachField(of: header, options: []) { name, fieldOffset, type, _ in
+                fields[String(cString: name).drop { $0 == "_" }.lowercased()] = (fieldOffset, type)
+                return true
+            }
+            func intOffset(_ names: [String]) -> Int? {
+                for name in names {
+                    guard let field = fields[name] else { continue }
+                    if field.type == Int.self { return offset + field.offset }
+                    // A one-`Int` wrapper (`_DequeSlot`).
+                    var inner: [(Int, Any.Type)] = []
+                    _ = _forEachField(of: field.type, options: []) { _, innerOffset, type, _ in
+                        inner.append((innerOffset, type))
+                        return true
+                    }
+                    if inner.count == 1, inner[0].0 == 0, inner[0].1 == Int.self { return offset + field.offset }
+                }
+                return nil
+            }
+            guard let count = intOffset(["count"]) else { return nil }
+            let start = intOffset(["startslot", "start", "head"])
+            let capacity = intOffset(["capacity"])
+            if start != nil && capacity == nil { return nil }
+            return LiveSlots(countOffset: count, startOffset: start, capacityOffset: capacity)
+        }
     }
 
     let steps: [Step]
@@ -45,14 +106,19 @@ final class TypePlan: Sendable {
     /// Whether the whole plan is one strong reference at offset 0 (arrays of class references:
     /// the hot loop of a walk).
     let isSingleReference: Bool
+    /// For a `ManagedBuffer` (or a subclass) whose elements may hold references: where they
+    /// are. Which slots hold values only the buffer's owner knows, so the walk compares their
+    /// words with live objects and never loads one.
+    let tail: Tail?
 
     convenience init(steps: [Step], complete: Bool) {
         self.init(steps: steps, unreadReason: complete ? nil : "a value whose layout cannot be read")
     }
 
-    init(steps: [Step], unreadReason: String?) {
+    init(steps: [Step], unreadReason: String?, tail: Tail? = nil) {
         self.steps = steps
         self.unreadReason = unreadReason
+        self.tail = tail
         if steps.count == 1, case .strong(offset: 0, path: "") = steps[0] {
             isSingleReference = true
         } else {
@@ -82,17 +148,28 @@ final class TypePlan: Sendable {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var builder = Builder()
         builder.addFields(of: type, offset: 0, path: "", depth: 0)
-        if let element = managedBufferElement(of: type) {
+        var tail: Tail?
+        if let (header, element) = managedBufferArguments(of: type) {
             // Tail-allocated elements: which slots hold values only the code that owns the buffer
-            // knows (a count in its header, a ring's start and end), so they are never read.
+            // knows (a count in its header, a ring's start and end), so their words are compared
+            // with live objects, never loaded (see `HeapWalker.tail`).
             let elementPlan = TypePlan.of(element)
             if !elementPlan.steps.isEmpty || !elementPlan.complete {
-                builder.leaveOut(
-                    "tail elements: the \(displayTypeName(element)) elements of a ManagedBuffer (which slots hold "
-                        + "values only the buffer's owner knows)")
+                let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+                let size = Int(metadata.load(fromByteOffset: ClassMetadataLayout.instanceSizeOffset, as: UInt32.self))
+                let elementMetadata = unsafeBitCast(element, to: UnsafeRawPointer.self)
+                let alignment = Int(lg_type_flags(elementMetadata) & 0xFF) + 1
+                // The header is ManagedBuffer's one stored property, after the object's header.
+                let headerMetadata = unsafeBitCast(header, to: UnsafeRawPointer.self)
+                let headerAlignment = Int(lg_type_flags(headerMetadata) & 0xFF) + 1
+                let headerOffset = (16 + headerAlignment - 1) / headerAlignment * headerAlignment
+                tail = Tail(
+                    element: TypePlanBox(element), offset: (size + alignment - 1) / alignment * alignment,
+                    stride: max(1, lg_type_stride(elementMetadata)),
+                    liveSlots: LiveSlots.of(header: header, at: headerOffset))
             }
         }
-        let plan = TypePlan(steps: builder.steps, unreadReason: builder.unreadReason)
+        let plan = TypePlan(steps: builder.steps, unreadReason: builder.unreadReason, tail: tail)
         cache.withLock { $0[key] = plan }
         return plan
     }
@@ -105,8 +182,9 @@ final class TypePlan: Sendable {
         metadata.load(fromByteOffset: ClassMetadataLayout.descriptionOffset, as: UnsafeRawPointer?.self)
     }
 
-    /// The `Element` of the `ManagedBuffer<Header, Element>` that `type` is or inherits from.
-    private static func managedBufferElement(of type: AnyClass) -> Any.Type? {
+    /// The `Header` and `Element` of the `ManagedBuffer<Header, Element>` that `type` is or
+    /// inherits from.
+    private static func managedBufferArguments(of type: AnyClass) -> (Any.Type, Any.Type)? {
         var current: AnyClass? = type
         while let cls = current {
             let metadata = unsafeBitCast(cls, to: UnsafeRawPointer.self)
@@ -115,8 +193,9 @@ final class TypePlan: Sendable {
                 let positive = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
                 let immediate = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
                 guard positive > immediate else { return nil }
+                let header = metadata.load(fromByteOffset: (positive - immediate) * 8, as: UnsafeRawPointer.self)
                 let element = metadata.load(fromByteOffset: (positive - immediate + 1) * 8, as: UnsafeRawPointer.self)
-                return unsafeBitCast(element, to: Any.Type.self)
+                return (unsafeBitCast(header, to: Any.Type.self), unsafeBitCast(element, to: Any.Type.self))
             }
             current = _getSuperclass(cls)
         }
@@ -190,17 +269,44 @@ final class TypePlan: Sendable {
                 }
                 if unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307 {
                     // Extended existential metadata: its container's shape is described by a
-                    // generalization signature this reader does not interpret.
-                    leaveOut("\(path): a constrained existential (\(displayTypeName(type))), not read")
+                    // generalization signature this reader does not interpret; its words are
+                    // compared with live objects.
+                    addWords(
+                        of: type, offset: offset, path: path,
+                        why: "\(path): a constrained existential (\(displayTypeName(type))), not read")
                     return
                 }
                 switch BuiltinShape(of: type) {
                 case .nativeReference: steps.append(.strong(offset: offset, path: path))
                 case .trivial: break
                 case .unknown:
-                    leaveOut("\(path): a builtin value (\(displayTypeName(type))) that may hold a reference, not read")
+                    addWords(
+                        of: type, offset: offset, path: path,
+                        why: "\(path): a builtin value (\(displayTypeName(type))) that may hold a reference, not read")
                 }
             }
+        }
+
+        /// The words of a value of `type` (its size from its value witnesses), compared with live
+        /// objects by the walk; said unread (`why`) unless each is accounted for.
+        private mutating func addWords(of type: Any.Type, offset: Int, path: String, why: String) {
+            let size = lg_type_size(unsafeBitCast(type, to: UnsafeRawPointer.self))
+            addWords(offset: offset, size: size, path: path, why: why)
+        }
+
+        /// The most words one `.words` step compares.
+        static let maximumWords = 512
+
+        private mutating func addWords(offset: Int, size: Int, path: String, why: String) {
+            // Only whole, aligned words can hold a reference.
+            let first = (offset + 7) / 8 * 8
+            let count = max(0, (offset + size - first) / 8)
+            guard count > 0 else { return }
+            guard count <= Self.maximumWords else {
+                leaveOut(why)
+                return
+            }
+            steps.append(.words(offset: first, count: count, path: path, why: why))
         }
 
         /// `InlineArray`'s storage (`Builtin.FixedArray<count, Element>`, metadata kind 0x308):
@@ -251,9 +357,13 @@ final class TypePlan: Sendable {
                 // nil is the null word.
                 steps.append(.strong(offset: offset, path: path))
             case .other where unsafeBitCast(wrapped, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307:
-                leaveOut("\(path): a constrained existential (\(displayTypeName(wrapped))), not read")
+                addWords(
+                    of: type, offset: offset, path: path,
+                    why: "\(path): a constrained existential (\(displayTypeName(wrapped))), not read")
             case .other where BuiltinShape(of: wrapped) == .unknown:
-                leaveOut("\(path): a builtin value (\(displayTypeName(wrapped))) that may hold a reference, not read")
+                addWords(
+                    of: type, offset: offset, path: path,
+                    why: "\(path): a builtin value (\(displayTypeName(wrapped))) that may hold a reference, not read")
             case .other:
                 break
             default:
@@ -278,6 +388,10 @@ final class TypePlan: Sendable {
                     .dictionary(offset: offset, path: path, key: TypePlanBox(key), value: TypePlanBox(value)))
             case .set(let element):
                 steps.append(.set(offset: offset, path: path, element: TypePlanBox(element)))
+            case .slice(let element):
+                steps.append(.slice(offset: offset, path: path, element: TypePlanBox(element)))
+            case .unmanaged:
+                steps.append(.unmanaged(offset: offset, path: path))
             case .unsupportedCollection:
                 leaveOut("\(path): a collection (\(displayTypeName(type))) whose storage layout is not read")
             case .none:
@@ -353,8 +467,10 @@ final class TypePlan: Sendable {
                 if kind != .tuple && field.type == Void.self && !mangledNameIsEmptyTuple(typeName)
                     && room(of: index) >= 16
                 {
-                    leaveOut(
-                        "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
+                    addWords(
+                        offset: offset + field.offset, size: room(of: index), path: fieldPath,
+                        why:
+                            "\(fieldPath): a noncopyable value (a Mutex, an Atomic, …) whose contents reflection does not describe"
                     )
                     continue
                 }
@@ -490,15 +606,20 @@ enum KnownStructure {
     case array(Any.Type)
     case dictionary(Any.Type, Any.Type)
     case set(Any.Type)
+    /// `ArraySlice`: its first word is the array storage it shares.
+    case slice(Any.Type)
+    /// `Unmanaged`: one word, owning or not.
+    case unmanaged
     /// A collection whose storage layout is not read (its references count as held from outside).
     case unsupportedCollection
 
     /// Nominal type descriptors, as addresses (immutable metadata; `UInt` so that they are
     /// `Sendable`).
-    private static let descriptors: (array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt) = (
-        address(of: [Int].self), address(of: ContiguousArray<Int>.self), address(of: [Int: Int].self),
-        address(of: Set<Int>.self), address(of: ArraySlice<Int>.self)
-    )
+    private static let descriptors:
+        (array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt, unmanaged: UInt) = (
+            address(of: [Int].self), address(of: ContiguousArray<Int>.self), address(of: [Int: Int].self),
+            address(of: Set<Int>.self), address(of: ArraySlice<Int>.self), address(of: Unmanaged<AnyObject>.self)
+        )
 
     private static func address(of type: Any.Type) -> UInt { UInt(bitPattern: descriptor(of: type)) }
 
@@ -528,7 +649,9 @@ enum KnownStructure {
         } else if descriptor == known.set {
             self = CollectionLayout.isValid ? .set(Self.argument(type, 0)) : .unsupportedCollection
         } else if descriptor == known.slice {
-            self = .unsupportedCollection
+            self = CollectionLayout.isValid ? .slice(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.unmanaged {
+            self = .unmanaged
         } else {
             return nil
         }

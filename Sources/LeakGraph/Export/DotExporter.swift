@@ -2,7 +2,7 @@
 ///
 /// Leaked cycles are red, objects kept alive only by a leak pink with a dashed border, retained
 /// cycles orange, other objects grey; strong edges are solid, weak dashed, unowned dotted, unknown
-/// grey and dashed; every strong edge inside a cycle is drawn bold in the cycle's colour, and the
+/// grey and dashed, unmanaged (owning by count) bold and dashed; every strong edge inside a cycle is drawn bold in the cycle's colour, and the
 /// edge to cut (``LeakTrace/fix(for:in:)``) blue and marked ✂. Graphs go top to bottom, one
 /// connected group under the other, so a long loop grows down the page instead of across it.
 /// Long type names and sites are shortened in the middle (`AnonymousObservableSink<…rver<Int>>>`);
@@ -144,6 +144,7 @@ public enum DotExporter {
             case .weak: attributes.append("style=dashed")
             case .unowned: attributes.append("style=dotted")
             case .unknown: attributes += ["style=dashed", "color=\"#999999\"", "fontcolor=\"#777777\""]
+            case .unmanaged: attributes.append("style=\"bold,dashed\"")
             }
             let key = EdgeKey(from: edge.from, to: edge.to, label: edge.label)
             if cuts[key] != nil {
@@ -152,7 +153,7 @@ public enum DotExporter {
                     "color=\"\(Palette.cut)\"", "fontcolor=\"\(Palette.cut)\"", "penwidth=3",
                     "tooltip=\(quote("cut this reference: " + (cuts[key]?.advice ?? "")))",
                 ]
-            } else if edge.kind == .strong, let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
+            } else if edge.kind.keepsAlive, let cycle = cycleOf[edge.from], cycleOf[edge.to] == cycle {
                 // Every strong edge inside the cycle, not only the canonical loop's: two loops of
                 // one leak are one problem.
                 attributes += [

@@ -48,7 +48,7 @@ public struct Dominators: Sendable {
         var pairs: [(Int32, Int32)] = []
         pairs.reserveCapacity(snapshot.edges.count)
         var strongIn = [Int](repeating: 0, count: count + 1)
-        for edge in snapshot.edges where edge.kind == .strong {
+        for edge in snapshot.edges where edge.kind.keepsAlive {
             guard let from = node(edge.from), let to = node(edge.to), from != to else { continue }
             pairs.append((from, to))
             strongIn[Int(to)] += edge.count

@@ -82,7 +82,7 @@ struct StrongGraph {
         var labelNumbers = StringInterner()
         // Fields read in place: copying each edge would retain and release its strings.
         snapshot.edges.withUnsafeBufferPointer { edges in
-            for position in edges.indices where edges[position].kind == .strong {
+            for position in edges.indices where edges[position].kind.keepsAlive {
                 let source = index.node(of: edges[position].from)
                 let target = index.node(of: edges[position].to)
                 guard source >= 0, target >= 0 else { continue }

@@ -71,7 +71,7 @@ public enum LifecycleAnalysis {
                 let to = index.node(of: edges[position].to)
                 guard from >= 0, to >= 0 else { continue }
                 let weight = max(0, edges[position].count)
-                if edges[position].kind == .strong {
+                if edges[position].kind.keepsAlive {
                     strongIn[to] += weight
                 } else {
                     otherIn[to] += weight

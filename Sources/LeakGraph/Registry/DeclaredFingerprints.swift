@@ -70,7 +70,7 @@ extension Snapshotter {
                 fingerprints[wantedAt].retainCount = counts[slot]
             }
             var labelHashes = [Int?](repeating: nil, count: state.labels.count)
-            for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind) == .strong {
+            for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind).keepsAlive {
                 let target = Int(fingerprintOfSlot[Int(edge.to)])
                 guard target >= 0, counts[Int(edge.from)] > 0 else { continue }
                 let labelHash = labelHashes[Int(edge.label)] ?? state.labels[Int(edge.label)].hashValue

@@ -329,6 +329,10 @@ enum Snapshotter {
         objects.reserveCapacity(held.count)
         var discoveryLimits: [String] = []
         var unreadReferences: [UnreadReferenceInfo] = []
+        // Words compared with live objects where no type says they own them, resolved once every
+        // edge is known (see `CandidateResolution`).
+        var candidates: [CandidateReference] = []
+        var regions: [UntypedRegion] = []
         for (index, object) in held.enumerated() {
             let count = retainCounts[index]
             var info = ObjectInfo(
@@ -358,7 +362,8 @@ enum Snapshotter {
             var walker = HeapWalker(
                 trackedCount: held.count, map: memoryMap, scanClosures: options.scanClosures,
                 untrackedHops: options.discoverReferences && !processWide ? 2 : 0, copiesUnheldMemory: processWide,
-                followsUnrecordedObjects: processWide && only == nil && options.discoverReferences
+                followsUnrecordedObjects: processWide && options.discoverReferences,
+                asksWhetherRecorded: only != nil
             ) { positions.position(of: $0, strongReference: $1) }
             // Class instances first, then the boxes and closure contexts whole-process tracking
             // recorded: a box must be known as one (reached from its holder) before it is walked.
@@ -382,8 +387,11 @@ enum Snapshotter {
             let trackedCount = held.count
             held = []
             var unread = walker.unread
+            candidates = walker.candidates
+            regions = walker.regions
             let (nodes, references) = usefulNodes(
-                walker.nodes, walker.found, unread: &unread, trackedCount: trackedCount)
+                walker.nodes, walker.found, unread: &unread, candidates: &candidates, regions: &regions,
+                trackedCount: trackedCount)
             for node in nodes {
                 var info = ObjectInfo(
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
@@ -411,7 +419,14 @@ enum Snapshotter {
         rawEdges = []
         edges.append(contentsOf: merged)
         merged = []
-        if holding { reconcile(&edges, objects: objects, retainCounts: retainCounts) }
+        if holding {
+            reconcile(&edges, objects: objects, retainCounts: retainCounts)
+            if !candidates.isEmpty || !regions.isEmpty {
+                let unsettled = CandidateResolution.resolve(
+                    candidates, regions: regions, edges: &edges, objects: objects, retainCounts: retainCounts)
+                unreadReferences = CandidateResolution.adding(unsettled, to: unreadReferences)
+            }
+        }
         // An object whose every strong reference is a snapshot's hold is already unreachable:
         // it is freed as soon as that snapshot lets go, so it is not reported as alive.
         let onlyHeldByLeakGraph = Set(objects.indices.filter { retainCounts[$0] == 0 }.map { objects[$0].id })
@@ -593,7 +608,8 @@ enum Snapshotter {
     /// such nodes): storage and untracked objects that hold nothing tracked are left out of the
     /// graph. Returns the kept nodes and the references, renumbered.
     private static func usefulNodes(
-        _ nodes: [DiscoveredNode], _ found: [DiscoveredReference], unread: inout [UnreadReference], trackedCount: Int
+        _ nodes: [DiscoveredNode], _ found: [DiscoveredReference], unread: inout [UnreadReference],
+        candidates: inout [CandidateReference], regions: inout [UntypedRegion], trackedCount: Int
     ) -> ([DiscoveredNode], [DiscoveredReference]) {
         guard !nodes.isEmpty else { return ([], found) }
         var useful = [Bool](repeating: false, count: nodes.count)
@@ -601,8 +617,11 @@ enum Snapshotter {
         var queue: [Int] = []
         // A node whose memory held references the walk could not read may lead to a tracked
         // object through them: kept, so that the reports can say so.
-        for record in unread where record.owner >= trackedCount {
-            let node = record.owner - trackedCount
+        // So does one with words that matched a tracked object, or with untyped memory.
+        let owners =
+            unread.lazy.map(\.owner) + candidates.lazy.map(\.from) + regions.lazy.map(\.owner)
+        for owner in owners where owner >= trackedCount {
+            let node = owner - trackedCount
             if !useful[node] {
                 useful[node] = true
                 queue.append(node)
@@ -653,6 +672,12 @@ enum Snapshotter {
             guard $0.owner >= trackedCount else { return $0 }
             return UnreadReference(
                 owner: trackedCount + renumbered[$0.owner - trackedCount], place: $0.place, why: $0.why)
+        }
+        for index in candidates.indices where candidates[index].from >= trackedCount {
+            candidates[index].from = trackedCount + renumbered[candidates[index].from - trackedCount]
+        }
+        for index in regions.indices where regions[index].owner >= trackedCount {
+            regions[index].owner = trackedCount + renumbered[regions[index].owner - trackedCount]
         }
         return (kept, references)
     }

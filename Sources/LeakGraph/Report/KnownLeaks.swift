@@ -137,7 +137,7 @@ extension KnownLeaks {
         guard !library.isEmpty else { return [] }
         let leaked = report.leakedObjectIDs
         var next: [UInt64: [UInt64]] = [:]
-        for edge in snapshot.edges where edge.kind == .strong && leaked.contains(edge.from) && leaked.contains(edge.to)
+        for edge in snapshot.edges where edge.kind.keepsAlive && leaked.contains(edge.from) && leaked.contains(edge.to)
         {
             next[edge.from, default: []].append(edge.to)
         }

@@ -1,0 +1,79 @@
+/// Decides which compared words are owning references (see ``CandidateReference``): those whose
+/// target's retain count has exactly as many references unexplained by every other edge as
+/// words point at it. One pass over the edges and one over the candidates.
+///
+/// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
+/// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
+/// `Unmanaged` points at an object whose count has no such room (it would then be explained
+/// twice). Where the numbers differ nothing is counted, and the region stays unread: a verdict
+/// may then be "possible leak", never a false "leaked".
+enum CandidateResolution {
+    /// Adds the confirmed candidates to `edges` as `.unmanaged` edges (and unconfirmed
+    /// `Unmanaged` fields as `.unknown` ones); returns the regions that are not accounted for, as
+    /// unread records.
+    static func resolve(
+        _ candidates: [CandidateReference], regions: [UntypedRegion], edges: inout [EdgeInfo], objects: [ObjectInfo],
+        retainCounts: [Int]
+    ) -> [UnreadReferenceInfo] {
+        let index = NodeIndex(objects)
+        var unexplained = retainCounts
+        for edge in edges where edge.kind.keepsAlive {
+            let target = index.node(of: edge.to)
+            if target >= 0 { unexplained[target] -= edge.count }
+        }
+        var pointing = [Int](repeating: 0, count: objects.count)
+        for candidate in candidates { pointing[candidate.to] += 1 }
+        var regions = regions
+        // One edge per owner, target, label and kind, counted.
+        var added: [EdgeKey: Int] = [:]
+        var newEdges: [EdgeInfo] = []
+        for candidate in candidates {
+            let confirmed = pointing[candidate.to] == unexplained[candidate.to]
+            let kind: EdgeKind
+            if confirmed {
+                kind = .unmanaged
+            } else if candidate.isUnmanagedField {
+                kind = .unknown
+            } else {
+                regions[Int(candidate.region)].isAccountedFor = false
+                continue
+            }
+            let key = EdgeKey(from: candidate.from, to: candidate.to, label: candidate.label, kind: kind)
+            if let existing = added[key] {
+                newEdges[existing].count += 1
+            } else {
+                added[key] = newEdges.count
+                newEdges.append(
+                    EdgeInfo(
+                        from: objects[candidate.from].id, to: objects[candidate.to].id, kind: kind,
+                        label: candidate.label, origin: .reflected))
+            }
+        }
+        edges += newEdges
+        var seen: Set<UnreadKey> = []
+        var unread: [UnreadReferenceInfo] = []
+        for region in regions where !region.isAccountedFor {
+            guard seen.insert(UnreadKey(owner: region.owner, why: region.why)).inserted else { continue }
+            unread.append(UnreadReferenceInfo(object: objects[region.owner].id, place: region.place, why: region.why))
+        }
+        return unread
+    }
+
+    /// `records` with `more` added, in the snapshot's order (by object, then place).
+    static func adding(_ more: [UnreadReferenceInfo], to records: [UnreadReferenceInfo]) -> [UnreadReferenceInfo] {
+        guard !more.isEmpty else { return records }
+        return (records + more).sorted { ($0.object, $0.place) < ($1.object, $1.place) }
+    }
+
+    private struct EdgeKey: Hashable {
+        let from: Int
+        let to: Int
+        let label: String
+        let kind: EdgeKind
+    }
+
+    private struct UnreadKey: Hashable {
+        let owner: Int
+        let why: String
+    }
+}
