@@ -33,7 +33,16 @@ extension HeapWalker {
         let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
         let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
         walkableClasses[metadataWord] = walkable
-        guard walkable else { return }
+        guard walkable else {
+            if let reason = Self.foundationUnreadReason(cls) {
+                let node = addNode(
+                    word, type: displayTypeName(cls),
+                    retainCount: UnheldMemory.strongCount(header: header) ?? Int(Int32.max))
+                add(work, to: .node(node), kind: .strong, label: label)
+                noteUnread(owner: trackedCount + node, in: "", why: reason)
+            }
+            return
+        }
         let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
         let instanceSize = Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self))
         guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)

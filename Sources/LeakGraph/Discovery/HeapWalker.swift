@@ -352,7 +352,16 @@ struct HeapWalker {
             walkableClasses[classKey]
             ?? (HeapObjectKind.isClassMetadata(metadataPointer, map: map) && Self.isWalkable(cls))
         walkableClasses[classKey] = walkable
-        guard walkable else { return }
+        guard walkable else {
+            // A Foundation object: a node that says its memory was not read.
+            if HeapObjectKind.isClassMetadata(metadataPointer, map: map), let reason = Self.foundationUnreadReason(cls)
+            {
+                let node = addNode(word, type: displayTypeName(cls))
+                add(work, to: .node(node), kind: .strong, label: label)
+                noteUnread(owner: trackedCount + node, in: "", why: reason)
+            }
+            return
+        }
         let node = addNode(word, type: displayTypeName(cls))
         // An object the snapshot does not hold, read in place like its retain count: the inline
         // word only (a side table may be freed by another thread meanwhile; then unknown).
@@ -376,20 +385,35 @@ struct HeapWalker {
     }
 
     /// Foundation's classes on Linux may be toll-free bridged Core Foundation objects whose memory
-    /// does not follow their Swift field metadata: they are never walked (their references count
-    /// as held from outside, and are said unread: ``foundationUnreadReason(_:)``). A class of the
-    /// user's that inherits `NSObject` directly is walked: `NSObject` has no stored properties
-    /// (so that Core Foundation's layout can sit under it), and its subclasses' follow.
+    /// does not follow their Swift field metadata: they are not walked (their references count
+    /// as held from outside, and are said unread: ``foundationUnreadReason(_:)``). Walked: a
+    /// class of the user's that inherits `NSObject` (which has no stored properties, so that Core
+    /// Foundation's layout can sit under it), and the collections swift-corelibs-foundation
+    /// implements in Swift (`NSArray`'s `_storage` is a Swift array; a Swift object in one is
+    /// boxed in a `__SwiftValue`) when the object's class is one of them — Core Foundation makes its own as `_NSCF…` classes, never walked.
     static func isWalkable(_ cls: AnyClass) -> Bool {
         var current: AnyClass? = cls
         while let type = current {
-            if isFoundationClass(type) {
-                return type != cls && qualifiedTypeName(type) == "Foundation.NSObject" && _getSuperclass(type) == nil
-            }
+            if isFoundationClass(type) && !swiftFoundationClasses.contains(qualifiedTypeName(type)) { return false }
             current = _getSuperclass(type)
         }
         return true
     }
+
+    /// Foundation's classes whose instances made in Swift keep their Swift stored properties.
+    private static let swiftFoundationClasses: Set<String> = {
+        #if os(Linux)
+            [
+                "Foundation.NSObject", "Foundation.NSArray", "Foundation.NSMutableArray", "Foundation.NSDictionary",
+                "Foundation.NSMutableDictionary", "Foundation.NSSet", "Foundation.NSMutableSet",
+                "Foundation.NSCountedSet", "Foundation.NSOrderedSet", "Foundation.NSMutableOrderedSet",
+                // The box a Swift value (a Swift class's instance too) gets in a Foundation collection.
+                "Foundation.__SwiftValue",
+            ]
+        #else
+            []  // Objective-C classes: their instance variables are not Swift fields.
+        #endif
+    }()
 
     private static func isFoundationClass(_ type: AnyClass) -> Bool {
         let name = qualifiedTypeName(type)

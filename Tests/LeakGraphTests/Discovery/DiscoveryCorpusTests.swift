@@ -49,11 +49,22 @@ struct DiscoveryCorpusTests {
 
     @Test("each scenario gives its verdict, without a crash or a hang", arguments: scenarios)
     func scenario(_ line: String) throws {
+        try check(line, environment: [:])
+    }
+
+    @Test("each scenario gives its verdict under whole-process tracking", arguments: scenarios)
+    func scenarioTrackingAll(_ line: String) throws {
+        try check(line, environment: ["LEAKGRAPH_TRACK": "all"])
+    }
+
+    private func check(_ line: String, environment: [String: String]) throws {
         let parts = line.split(separator: " ").map(String.init)
         let (name, expected) = (parts[0], parts[1])
-        let directory = NSTemporaryDirectory() + "leakgraph-corpus-\(getpid())-\(name)"
+        let directory = NSTemporaryDirectory() + "leakgraph-corpus-\(getpid())-\(name)-\(environment.count)"
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try Self.run([name], environment: ["LEAKGRAPH_DUMP_DIR": directory, "LEAKGRAPH_STACKS": "off"])
+        let result = try Self.run(
+            [name],
+            environment: environment.merging(["LEAKGRAPH_DUMP_DIR": directory, "LEAKGRAPH_STACKS": "off"]) { $1 })
         #expect(!result.signalled, "crashed: \(result.errors)")
         #expect(result.status == 0, "\(result.errors)")
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []

@@ -56,9 +56,6 @@ struct UnheldMemoryTests {
 
     @Test("copied, only metadata that can be checked is used as a type")
     func onlyCheckableMetadataIsUsed() {
-        var memory = UnheldMemory(copies: true, map: MemoryMap.current())
-        defer { memory.freeCopies() }
-        func usable(_ word: UInt) -> Bool { memory.isUsableType(word) }
         struct Plain { var a = 1 }
         enum Choice { case one, two(Int) }
         let structType = unsafeBitCast(Plain.self as Any.Type, to: UInt.self)
@@ -66,6 +63,10 @@ struct UnheldMemoryTests {
         let optionalType = unsafeBitCast(Int?.self as Any.Type, to: UInt.self)
         let tupleType = unsafeBitCast((Int, String).self as Any.Type, to: UInt.self)
         let functionType = unsafeBitCast((() -> Void).self as Any.Type, to: UInt.self)
+        // The map after the types: the runtime may have mapped a new page for their metadata.
+        var memory = UnheldMemory(copies: true, map: MemoryMap.current())
+        defer { memory.freeCopies() }
+        func usable(_ word: UInt) -> Bool { memory.isUsableType(word) }
         #expect(usable(structType))
         #expect(usable(enumType))
         #expect(usable(optionalType))

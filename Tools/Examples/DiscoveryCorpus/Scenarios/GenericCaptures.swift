@@ -281,6 +281,18 @@ enum LayoutScenarios {
             node.unmanaged = Unmanaged.passRetained(other)
             other.next = node
         },
+        Scenario(name: "nsmutablearray-cycle", expected: .leaked) {
+            let node = Node(label: "nsmutablearray-cycle")
+            let array = NSMutableArray()
+            array.add(node)
+            node.anything = array
+        },
+        Scenario(name: "nsdictionary-cycle", expected: .leaked) {
+            let node = Node(label: "nsdictionary-cycle")
+            let dictionary = NSMutableDictionary()
+            dictionary["node"] = node
+            node.anything = dictionary
+        },
         Scenario(name: "nsobject-subclass-cycle", expected: .leaked) {
             let node = Node(label: "nsobject-subclass-cycle")
             let delegate = NodeDelegate()
