@@ -43,7 +43,11 @@ func writeLargeDump(objects count: Int, to path: String) {
 
 /// Opt-in (`LEAKGRAPH_CLI_PERF=1 swift test --filter LoadPerformance`): a dump of 1,000,000
 /// objects loads and reports; prints the figures. Too slow for every run in a debug build.
-@Suite("leakgraph load performance", .enabled(if: ProcessInfo.processInfo.environment["LEAKGRAPH_CLI_PERF"] == "1"))
+@Suite(
+    "leakgraph load performance",
+    .enabled(
+        if: ProcessInfo.processInfo.environment["LEAKGRAPH_CLI_PERF"] == "1",
+        "a benchmark: LEAKGRAPH_CLI_PERF=1 runs it"))
 struct LoadPerformanceTests {
     @Test("a 1,000,000-object dump loads and reports")
     func millionObjects() throws {

@@ -37,7 +37,9 @@ private func subscribeAndForget(cancel: Bool) {
 
 /// The Combine library itself (OpenCombine on Linux), unmodified, seen by whole-process tracking
 /// (these run when the suite runs with `LEAKGRAPH_TRACK=all`, as CI does).
-@Suite("The Combine library itself, with whole-process tracking", .enabled(if: LeakGraph.isTrackingAllObjects))
+@Suite(
+    "The Combine library itself, with whole-process tracking",
+    .enabled(if: LeakGraph.isTrackingAllObjects, "needs LEAKGRAPH_TRACK=all (CI runs the suite so)"))
 struct ProcessWideCombineTests {
     @Test(
         "a subscriber that keeps its subscription and never cancels, subject dropped: a leaked cycle of the library's types"

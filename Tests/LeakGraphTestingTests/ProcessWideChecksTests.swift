@@ -34,7 +34,9 @@ private func makeClosureCycle(weakly: Bool) {
 
 /// The checks with whole-process tracking (these run when the suite runs with
 /// `LEAKGRAPH_TRACK=all`, as CI does; otherwise plain classes are invisible by design).
-@Suite("Checks with whole-process tracking", .enabled(if: LeakGraph.isTrackingAllObjects))
+@Suite(
+    "Checks with whole-process tracking",
+    .enabled(if: LeakGraph.isTrackingAllObjects, "needs LEAKGRAPH_TRACK=all (CI runs the suite so)"))
 struct ProcessWideChecksTests {
     @Test("a leaked cycle of plain classes fails the check, naming the types and fields")
     func plainCycleFails() async throws {

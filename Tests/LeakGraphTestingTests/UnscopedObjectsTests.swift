@@ -141,7 +141,10 @@ struct UnscopedObjectsTests {
     }
 
     /// Runs only as the child of ``trackingOffIsSaid()``: two checked regions and the self-test.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["LEAKGRAPH_TEST_CHILD"] == "tracking-off"))
+    @Test(
+        .enabled(
+            if: ProcessInfo.processInfo.environment["LEAKGRAPH_TEST_CHILD"] == "tracking-off",
+            "the child process of another test"))
     func childWithTrackingOff() async throws {
         let trait = LeakDetectionTrait.detectLeaks(gracePeriod: .zero)
         let test = try #require(Test.current)

@@ -114,11 +114,13 @@ struct ReentrantDeliveryTests {
         let a = PublishSubject<Int>()
         let b = PublishSubject<Int>()
         let log = Log()
-        _ = Observable.merge(a.asObservable(), b.asObservable()).subscribe(onNext: { value in
+        // Disposed at the end: the closure captures `b`, which holds the subscription.
+        let subscription = Observable.merge(a.asObservable(), b.asObservable()).subscribe(onNext: { value in
             log.append("\(value) begin")
             if value == 1 { b.onNext(2) }
             log.append("\(value) end")
         })
+        defer { subscription.dispose() }
         a.onNext(1)
         #expect(log.entries == ["1 begin", "2 begin", "2 end", "1 end"])
     }
@@ -128,11 +130,14 @@ struct ReentrantDeliveryTests {
         let a = PublishSubject<Int>()
         let b = PublishSubject<Int>()
         let log = Log()
-        _ = Observable.combineLatest(a, b) { $0 + $1 }.subscribe(onNext: { sum in
+        // Disposed at the end: the closure captures `a`, which holds the subscription (a cycle
+        // only disposal breaks).
+        let subscription = Observable.combineLatest(a, b) { $0 + $1 }.subscribe(onNext: { sum in
             log.append("\(sum) begin")
             if sum == 11 { a.onNext(2) }
             log.append("\(sum) end")
         })
+        defer { subscription.dispose() }
         a.onNext(1)
         b.onNext(10)
         #expect(log.entries == ["11 begin", "12 begin", "12 end", "11 end"])

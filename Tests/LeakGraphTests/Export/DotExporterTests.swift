@@ -108,7 +108,7 @@ struct DotExporterTests {
         #expect(!dot.contains("n3 ["))
     }
 
-    @Test("the output is accepted by Graphviz", .enabled(if: Graphviz.dotExecutable != nil))
+    @Test("the output is accepted by Graphviz", .enabled(if: Graphviz.dotExecutable != nil, "needs Graphviz"))
     func graphvizAccepts() throws {
         let directory = NSTemporaryDirectory() + "leakgraph-dot-test-\(getpid())"
         try SafeFileWriter.createDirectory(directory)

@@ -40,7 +40,9 @@ private func plantStressLeak() {
 /// Snapshots while other threads allocate, link and free plain objects and closures as fast as
 /// they can: a snapshot must never touch freed memory (a crash, or a sanitizer report), and a
 /// leak made before stays a leak in every snapshot.
-@Suite("Whole-process tracking under concurrency", .enabled(if: LeakGraph.isTrackingAllObjects))
+@Suite(
+    "Whole-process tracking under concurrency",
+    .enabled(if: LeakGraph.isTrackingAllObjects, "needs LEAKGRAPH_TRACK=all (CI runs the suite so)"))
 struct ProcessTrackingConcurrencyTests {
     @Test("snapshots while two threads churn plain objects and closures: no crash, the leak is found every time")
     func snapshotsWhileChurning() throws {

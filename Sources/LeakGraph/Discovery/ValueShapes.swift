@@ -1,0 +1,142 @@
+import CLeakGraphSupport
+@_spi(Reflection) import Swift
+import Synchronization
+
+/// What a value of a type with no nominal layout (a builtin: `Builtin.NativeObject`,
+/// `Builtin.RawPointer`, …) holds, from its value witnesses.
+enum BuiltinShape: Equatable {
+    /// One native strong reference (`Builtin.NativeObject`: `ManagedBufferPointer`'s storage,
+    /// swift-collections' `Deque`): its value witnesses are those every Swift class shares.
+    case nativeReference
+    /// Plain bits (its value witnesses say POD): nothing to walk.
+    case trivial
+    /// Anything else (a bridge or unknown object, a type this reader does not know).
+    case unknown
+
+    /// The value witness table of every native Swift class (an address: `Sendable`).
+    private static let nativeWitnesses = valueWitnesses(
+        of: unsafeBitCast(TypePlanBox.self as AnyClass, to: UnsafeRawPointer.self))
+
+    private static func valueWitnesses(of metadata: UnsafeRawPointer) -> UInt {
+        metadata.load(fromByteOffset: -8, as: UInt.self)
+    }
+
+    init(of type: Any.Type) {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        if Self.valueWitnesses(of: metadata) == Self.nativeWitnesses {
+            self = .nativeReference
+        } else if lg_type_flags(metadata) & 0x0001_0000 == 0 {
+            self = .trivial
+        } else {
+            self = .unknown
+        }
+    }
+}
+
+/// The calling convention of a function type (its metadata's flags).
+enum FunctionConvention: Equatable {
+    case swift, block, thin, c, unknown
+
+    init(of type: Any.Type) {
+        let flags = unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UInt.self)
+        switch (flags >> 16) & 0xFF {
+        case 0: self = .swift
+        case 1: self = .block
+        case 2: self = .thin
+        case 3: self = .c
+        default: self = .unknown
+        }
+    }
+}
+
+/// How an existential type stores its value (its metadata's flags).
+enum ExistentialShape: Equatable {
+    /// One reference word, then witness tables (`AnyObject`, `any P & AnyObject`).
+    case classBound
+    /// Three words of inline buffer, the dynamic type, then witness tables (`Any`, `any P`).
+    case opaque
+    /// `any Error`: one reference to a runtime box.
+    case error
+    case metatype
+    case unknown
+
+    init(of type: Any.Type) {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        let kind = metadata.load(as: UInt.self)
+        if kind == 0x306 {
+            self = .metatype
+            return
+        }
+        guard kind == 0x303 else {
+            self = .unknown
+            return
+        }
+        let flags = metadata.load(fromByteOffset: 8, as: UInt32.self)
+        let special = (flags >> 24) & 0x3F
+        if special == 1 {
+            self = .error
+        } else if flags & 0x8000_0000 == 0 {
+            self = .classBound
+        } else {
+            self = .opaque
+        }
+    }
+}
+
+/// Standard library structures discovery reads by their storage layout, not their fields.
+enum KnownStructure {
+    case text
+    case array(Any.Type)
+    case dictionary(Any.Type, Any.Type)
+    case set(Any.Type)
+    /// `ArraySlice`: its first word is the array storage it shares.
+    case slice(Any.Type)
+    /// `Unmanaged`: one word, owning or not.
+    case unmanaged
+    /// A collection whose storage layout is not read (its references count as held from outside).
+    case unsupportedCollection
+
+    /// Nominal type descriptors, as addresses (immutable metadata; `UInt` so that they are
+    /// `Sendable`).
+    private static let descriptors:
+        (array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt, unmanaged: UInt) = (
+            address(of: [Int].self), address(of: ContiguousArray<Int>.self), address(of: [Int: Int].self),
+            address(of: Set<Int>.self), address(of: ArraySlice<Int>.self), address(of: Unmanaged<AnyObject>.self)
+        )
+
+    private static func address(of type: Any.Type) -> UInt { UInt(bitPattern: descriptor(of: type)) }
+
+    private static func descriptor(of type: Any.Type) -> UnsafeRawPointer {
+        unsafeBitCast(type, to: UnsafeRawPointer.self).load(fromByteOffset: 8, as: UnsafeRawPointer.self)
+    }
+
+    private static func argument(_ type: Any.Type, _ index: Int) -> Any.Type {
+        let word = unsafeBitCast(type, to: UnsafeRawPointer.self).load(
+            fromByteOffset: 16 + 8 * index, as: UnsafeRawPointer.self)
+        return unsafeBitCast(word, to: Any.Type.self)
+    }
+
+    init?(of type: Any.Type) {
+        if type == String.self || type == Substring.self || type == Character.self {
+            self = .text
+            return
+        }
+        let descriptor = Self.address(of: type)
+        let known = Self.descriptors
+        if descriptor == known.array || descriptor == known.contiguous {
+            self = CollectionLayout.isValid ? .array(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.dictionary {
+            self =
+                CollectionLayout.isValid
+                ? .dictionary(Self.argument(type, 0), Self.argument(type, 1)) : .unsupportedCollection
+        } else if descriptor == known.set {
+            self = CollectionLayout.isValid ? .set(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.slice {
+            self = CollectionLayout.isValid ? .slice(Self.argument(type, 0)) : .unsupportedCollection
+        } else if descriptor == known.unmanaged {
+            self = .unmanaged
+        } else {
+            return nil
+        }
+    }
+}
