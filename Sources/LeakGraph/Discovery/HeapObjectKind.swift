@@ -6,6 +6,10 @@ enum HeapObjectKind: Equatable {
     case heapLocalVariable
     case other
 
+    /// The metadata kind of a Swift concurrency task (`AsyncTask`, allocated by the runtime with
+    /// `malloc`, reference counted like an object).
+    static let taskMetadataKind: UInt = 0x502
+
     init(metadata: UnsafeRawPointer) {
         switch metadata.load(as: UInt.self) {
         // Swift classes have kind 0; on Apple platforms an Objective-C isa pointer sits there.

@@ -26,13 +26,16 @@ extension HeapWalker {
     /// One word of an untyped region: a live object's address is a candidate reference; a word
     /// that looks like an object the snapshot does not hold (one tracking did not record, a
     /// storage buffer) leaves the region unread, since what it holds cannot be followed.
-    mutating func compare(_ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String) {
+    mutating func compare(
+        _ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String, upToRoom: Bool = false
+    ) {
         guard word != 0 else { return }
         let position = heldPosition(word, false)
         if position >= 0 {
             candidates.append(
                 CandidateReference(
-                    from: work.owner, to: position, label: label(), region: region, isUnmanagedField: false))
+                    from: work.owner, to: position, label: label(), region: region, isUnmanagedField: false,
+                    countsUpToRoom: upToRoom))
         } else if regions[Int(region)].isAccountedFor, looksLikeObject(word) {
             regions[Int(region)].isAccountedFor = false
         }
@@ -159,6 +162,9 @@ struct CandidateReference {
     let region: Int32
     /// An `Unmanaged` field: drawn (as `.unknown`) when the counts do not confirm it.
     let isUnmanagedField: Bool
+    /// A word of a suspended task's memory: counted up to the target's room (see
+    /// ``CandidateResolution``).
+    var countsUpToRoom = false
 }
 
 /// Memory of one object whose words were compared because their type could not be read: said

@@ -3,7 +3,8 @@ import CLeakGraphSupport
 /// Closure contexts reached through a field (their captures laid out by their descriptor, generic
 /// ones for the arguments they store) and the boxes captured `var`s live in.
 extension HeapWalker {
-    mutating func closure(code: UInt, context: UInt, from work: Work, path: String) {
+    mutating func closure(code word: UInt, context: UInt, from work: Work, path: String) {
+        let code = functionAddress(word)
         let position = heldPosition(context, false)
         if position >= 0 {
             // A context recorded by whole-process tracking is a node of its own, reached through
@@ -144,5 +145,16 @@ extension HeapWalker {
             Work(
                 base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
                 closure: work.closure, hops: work.hops))
+    }
+
+    /// The code address of a closure's function word. An async closure's word is its *async
+    /// function pointer*: a record in the image whose first field is the function's offset from
+    /// it (an `Int32`), then the size of its frame. Named after the function, not the record.
+    func functionAddress(_ word: UInt) -> UInt {
+        guard !map.isCode(word), map.isImage(word, length: 8), let record = UnsafeRawPointer(bitPattern: word) else {
+            return word
+        }
+        let target = UInt(bitPattern: Int(bitPattern: word) &+ Int(record.load(as: Int32.self)))
+        return map.isCode(target) ? target : word
     }
 }

@@ -23,8 +23,14 @@ extension HeapWalker {
         guard !map.isImage(word, length: 16),
             let header = memory.read(word, count: 16)
         else { return }
-        // A class whose nominal descriptor checks out (`isUsableType` remembers it).
         let metadataWord = header.load(as: UInt.self)
+        if let kind = memory.readMetadata(metadataWord, count: 8)?.load(as: UInt.self),
+            kind == HeapObjectKind.taskMetadataKind
+        {
+            task(word, from: work, label: label)
+            return
+        }
+        // A class whose nominal descriptor checks out (`isUsableType` remembers it).
         guard memory.isUsableType(metadataWord),
             let metadata = memory.readMetadata(metadataWord, count: ClassMetadataLayout.instanceSizeOffset + 4),
             metadata.load(as: UInt.self) == 0 || metadata.load(as: UInt.self) >= 0x800,

@@ -312,6 +312,9 @@ struct HeapWalker {
             unmanagedWord(word, from: work, label: Self.join(work.prefix, path))
         case .words(let offset, let count, let path, let why):
             words(offset: offset, count: count, path: path, why: why, in: work)
+        case .continuation(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            if word != 0 { task(word, from: work, label: Self.join(work.prefix, path)) }
         }
     }
 
@@ -342,6 +345,10 @@ struct HeapWalker {
             let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
         else { return }
         let kind = metadataPointer.load(as: UInt.self)
+        if kind == HeapObjectKind.taskMetadataKind {
+            task(word, from: work, label: label)
+            return
+        }
         guard kind == 0 || kind >= 0x800 else { return }  // a class instance
         let cls: AnyClass = unsafeBitCast(metadataPointer, to: AnyClass.self)
         let classKey = UInt(bitPattern: metadataPointer)

@@ -45,6 +45,10 @@ final class TypePlan: Sendable {
         /// only when the target's retain count says so. `why` is said as unread unless every word
         /// is accounted for.
         case words(offset: Int, count: Int, path: String, why: String)
+        /// A continuation's word: the suspended task it resumes (nil once resumed). Holding it is
+        /// what lets that task finish, so it counts as holding the task (see
+        /// ``HeapWalker/task(_:from:label:)``).
+        case continuation(offset: Int, path: String)
     }
 
     /// The tail-allocated elements of a `ManagedBuffer` (see ``tail``).
@@ -148,6 +152,11 @@ final class TypePlan: Sendable {
         if let cached = cache.withLock({ $0[key] }) { return cached }
         var builder = Builder()
         builder.addFields(of: type, offset: 0, path: "", depth: 0)
+        if qualifiedTypeName(type) == "Swift.CheckedContinuationCanary" {
+            // Its continuation is tail-allocated right after the object's header, with no field
+            // metadata (then the function's name).
+            builder.steps.append(.continuation(offset: 16, path: "continuation"))
+        }
         var tail: Tail?
         if let (header, element) = managedBufferArguments(of: type) {
             // Tail-allocated elements: which slots hold values only the code that owns the buffer
@@ -392,6 +401,8 @@ final class TypePlan: Sendable {
                 steps.append(.slice(offset: offset, path: path, element: TypePlanBox(element)))
             case .unmanaged:
                 steps.append(.unmanaged(offset: offset, path: path))
+            case .continuation:
+                steps.append(.continuation(offset: offset, path: path))
             case .unsupportedCollection:
                 leaveOut("\(path): a collection (\(displayTypeName(type))) whose storage layout is not read")
             case .none:

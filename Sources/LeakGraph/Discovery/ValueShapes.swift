@@ -93,15 +93,21 @@ enum KnownStructure {
     case slice(Any.Type)
     /// `Unmanaged`: one word, owning or not.
     case unmanaged
+    /// `UnsafeContinuation`: the task it resumes (a suspended task, or nil).
+    case continuation
     /// A collection whose storage layout is not read (its references count as held from outside).
     case unsupportedCollection
 
     /// Nominal type descriptors, as addresses (immutable metadata; `UInt` so that they are
     /// `Sendable`).
     private static let descriptors:
-        (array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt, unmanaged: UInt) = (
+        (
+            array: UInt, contiguous: UInt, dictionary: UInt, set: UInt, slice: UInt, unmanaged: UInt,
+            continuation: UInt
+        ) = (
             address(of: [Int].self), address(of: ContiguousArray<Int>.self), address(of: [Int: Int].self),
-            address(of: Set<Int>.self), address(of: ArraySlice<Int>.self), address(of: Unmanaged<AnyObject>.self)
+            address(of: Set<Int>.self), address(of: ArraySlice<Int>.self), address(of: Unmanaged<AnyObject>.self),
+            address(of: UnsafeContinuation<Int, Never>.self)
         )
 
     private static func address(of type: Any.Type) -> UInt { UInt(bitPattern: descriptor(of: type)) }
@@ -135,6 +141,8 @@ enum KnownStructure {
             self = CollectionLayout.isValid ? .slice(Self.argument(type, 0)) : .unsupportedCollection
         } else if descriptor == known.unmanaged {
             self = .unmanaged
+        } else if descriptor == known.continuation {
+            self = .continuation
         } else {
             return nil
         }

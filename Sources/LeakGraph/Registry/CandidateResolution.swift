@@ -2,11 +2,17 @@
 /// target's retain count has exactly as many references unexplained by every other edge as
 /// words point at it. One pass over the edges and one over the candidates.
 ///
+/// A suspended task's frames are the exception: there a word is an owned reference or a copy
+/// borrowed from one the task owns too (a value live across a suspension is owned by the frame or
+/// by a caller's frame, which is the same task's), so the frames' words count up to the target's
+/// room, however many copies there are.
+///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
 /// `Unmanaged` points at an object whose count has no such room (it would then be explained
-/// twice). Where the numbers differ nothing is counted, and the region stays unread: a verdict
-/// may then be "possible leak", never a false "leaked".
+/// twice). Where the numbers differ nothing is counted, and the region stays unread (unless the
+/// target has no unexplained reference at all: then the word holds nothing the graph misses): a
+/// verdict may then be "possible leak", never a false "leaked".
 enum CandidateResolution {
     /// Adds the confirmed candidates to `edges` as `.unmanaged` edges (and unconfirmed
     /// `Unmanaged` fields as `.unknown` ones); returns the regions that are not accounted for, as
@@ -22,20 +28,38 @@ enum CandidateResolution {
             if target >= 0 { unexplained[target] -= edge.count }
         }
         var pointing = [Int](repeating: 0, count: objects.count)
-        for candidate in candidates { pointing[candidate.to] += 1 }
+        // Words of suspended tasks' frames, per target: they count up to the target's room.
+        var fromFrames = [Int](repeating: 0, count: objects.count)
+        for candidate in candidates {
+            pointing[candidate.to] += 1
+            if candidate.countsUpToRoom { fromFrames[candidate.to] += 1 }
+        }
+        var frameRoom = [Int](repeating: 0, count: objects.count)
+        for target in objects.indices where fromFrames[target] > 0 && fromFrames[target] == pointing[target] {
+            frameRoom[target] = max(0, min(fromFrames[target], unexplained[target]))
+        }
         var regions = regions
         // One edge per owner, target, label and kind, counted.
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []
         for candidate in candidates {
-            let confirmed = pointing[candidate.to] == unexplained[candidate.to]
+            let confirmed: Bool
+            if candidate.countsUpToRoom && fromFrames[candidate.to] == pointing[candidate.to] {
+                // Only frames point at it: as many of their words as it has room for.
+                confirmed = frameRoom[candidate.to] > 0
+                if confirmed { frameRoom[candidate.to] -= 1 }
+            } else {
+                confirmed = pointing[candidate.to] == unexplained[candidate.to]
+            }
             let kind: EdgeKind
             if confirmed {
                 kind = .unmanaged
             } else if candidate.isUnmanagedField {
                 kind = .unknown
             } else {
-                regions[Int(candidate.region)].isAccountedFor = false
+                // A word at an object whose every reference is explained already holds nothing the
+                // graph misses (a borrowed copy in a frame); otherwise the memory stays unread.
+                if unexplained[candidate.to] > 0 { regions[Int(candidate.region)].isAccountedFor = false }
                 continue
             }
             let key = EdgeKey(from: candidate.from, to: candidate.to, label: candidate.label, kind: kind)

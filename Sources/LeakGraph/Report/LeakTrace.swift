@@ -247,12 +247,33 @@ public enum LeakTrace {
         // A closure someone wrote before one the compiler made: an implicit closure or a thunk
         // is how a library stores a method reference (`canceller.cancel` in OpenCombine's
         // `AnyCancellable.init<C>`), while the user's `{ self.total += $0 }` is an explicit one.
+        // And a capture of one of the user's objects before one of another closure's context
+        // (a thunk's context holding the closure's own).
+        func isContext(_ id: UInt64) -> Bool {
+            let name = type(id)
+            return name == Symbolicator.closureContextType || name.hasPrefix("context of ")
+        }
+        let written = userCaptures.filter { step in
+            guard let name = closure(of: step) else { return false }
+            return !name.hasPrefix("implicit closure") && !name.contains("thunk for ")
+                && !name.contains("partial apply")
+        }
         let userCapture =
-            userCaptures.first { step in
-                guard let name = closure(of: step) else { return false }
-                return !name.hasPrefix("implicit closure") && !name.contains("thunk for ")
-                    && !name.hasPrefix("partial apply")
-            } ?? userCaptures.first
+            written.first { !isContext($0.to) } ?? userCaptures.first { !isContext($0.to) } ?? written.first
+            ?? userCaptures.first
+        if steps.contains(where: { type($0.from) == TaskNode.typeName }) {
+            // A task in the loop: it waits on something only the loop holds, so it never finishes.
+            let owner = steps.first { type($0.to) == TaskNode.typeName }.map { type($0.from) } ?? "its owner"
+            let held = userCapture.map { type($0.to) } ?? owner
+            let step = userCapture ?? steps.first { type($0.from) == TaskNode.typeName } ?? last
+            return make(
+                step,
+                "the Task in this cycle can never finish: it waits on something only the cycle holds (a stream's "
+                    + "continuation, a stored continuation). Capture \(held) weakly in the task's closure "
+                    + "([weak self]), and when \(owner) is done cancel the task (`task?.cancel()`) and finish or "
+                    + "resume what it awaits (`continuation.finish()`).",
+                "capture \(baseName(held)) weakly in the task and cancel it when done")
+        }
         if let capture = userCapture {
             let which =
                 closure(of: capture).map { "the closure `\(shortClosure($0))`" }

@@ -4,7 +4,8 @@
 // with its name, and drops its local references; the process then exits with dump-at-exit on.
 //
 //   discovery-corpus <scenario>     run one scenario (LEAKGRAPH_DUMP_DIR=dir writes the dump)
-//   discovery-corpus --list         print every scenario with the verdict it must give
+//   discovery-corpus --list         print every scenario with the verdicts it must give (whole process,
+//                                   tracked objects only)
 //   discovery-corpus --big SHAPE N  build a big graph (ring, list, pairs, generic-closure-pairs, web, document, hub, generic-types) of
 //                                   about N objects, time a snapshot and its analysis, then exit
 //                                   (with LEAKGRAPH_DUMP_DIR, the dump at exit is timed by the caller)
@@ -17,7 +18,7 @@ import LeakGraph
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments.first == "--list" {
-    for scenario in Corpus.all { print("\(scenario.name) \(scenario.expected)") }
+    for scenario in Corpus.all { print("\(scenario.name) \(scenario.expected) \(scenario.expectedTrackedOnly)") }
     exit(0)
 }
 if arguments.first == "--big" {

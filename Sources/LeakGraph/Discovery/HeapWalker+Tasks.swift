@@ -1,0 +1,84 @@
+import CLeakGraphSupport
+
+/// Swift concurrency tasks, reached from what holds them: a stored `Task` handle (a strong
+/// reference) or a pending continuation (the only thing that can resume a suspended task).
+///
+/// The runtime allocates a task with `malloc`, outside `swift_allocObject`, so no task is ever
+/// recorded: one reached this way becomes a node of type `Task`, read through fault-safe copies
+/// (it may finish and be freed meanwhile). Its memory — its header, its closure's context and its
+/// first async frames, which live in the task's own allocation — is compared word by word with the
+/// live objects (see ``compare(_:in:from:label:)``): a closure context or an object a frame holds
+/// counts as held by the task where its retain count has exactly that room.
+extension HeapWalker {
+    mutating func task(_ address: UInt, from work: Work, label: String) {
+        if let node = nodeOfAddress[address] {
+            add(work, to: .node(node), kind: .strong, label: label)
+            return
+        }
+        guard nodes.count < Self.untrackedNodeLimit else {
+            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
+            return
+        }
+        guard address & 7 == 0, let header = memory.read(address, count: 16),
+            let kind = memory.readMetadata(header.load(as: UInt.self), count: 8)?.load(as: UInt.self),
+            kind == HeapObjectKind.taskMetadataKind
+        else { return }
+        let holders = UnheldMemory.strongCount(header: header) ?? Int(Int32.max)
+        let node = addNode(address, type: TaskNode.typeName, retainCount: holders)
+        nodes[node].weakAndUnownedReferences = inlineWeakAndUnownedReferences(header)
+        add(work, to: .node(node), kind: .strong, label: label)
+        let owner = trackedCount + node
+        let region = openRegion(
+            owner: owner, place: "frames",
+            why: "the memory of a task (its closure's context and its suspended frames) that points at objects "
+                + "LeakGraph does not hold")
+        // Its allocation: the task, its initial context and the first slab of its frames.
+        guard let size = unheldAllocationSize(address, atLeast: 64), size <= Self.maximumTaskBytes,
+            let memory = memory.read(address, count: size)
+        else {
+            regions[Int(region)].isAccountedFor = false
+            return
+        }
+        let taskWork = Work(
+            base: memory, plan: .empty, owner: owner, prefix: "", origin: .reflected, closure: nil, hops: 0)
+        // The task's frames live in slabs its allocator takes from `malloc`, which the task (and
+        // each slab, the next) points at: blocks that are no object are followed, two deep, within
+        // a budget, and their words compared too.
+        var pending: [(base: UnsafeRawPointer, size: Int, depth: Int)] = [(memory, size, 0)]
+        var seen: Set<UInt> = []
+        var budget = Self.maximumTaskBytes
+        while let (base, size, depth) = pending.popLast() {
+            for offset in stride(from: depth == 0 ? 16 : 0, to: size - 7, by: 8) {
+                let word = base.load(fromByteOffset: offset, as: UInt.self)
+                // Its own address (a task refers to itself) is no holder.
+                guard word != 0, word != address else { continue }
+                if heldPosition(word, false) >= 0 || depth == 2 || word & 15 != 0 {
+                    compare(word, in: region, from: taskWork, label: "frames", upToRoom: true)
+                    continue
+                }
+                guard seen.insert(word).inserted else { continue }
+                if looksLikeObject(word) {
+                    compare(word, in: region, from: taskWork, label: "frames", upToRoom: true)
+                    continue
+                }
+                // A block of the heap that is no object: a slab of frames, perhaps.
+                guard map.isHeapLike(word, length: 16),
+                    let blockSize = unheldAllocationSize(word, atLeast: 16), blockSize <= budget,
+                    let block = self.memory.read(word, count: blockSize)
+                else { continue }
+                budget -= blockSize
+                pending.append((block, blockSize, depth + 1))
+            }
+        }
+    }
+
+    /// The most bytes of one task compared: its own allocation and the blocks it points at (its
+    /// slabs of frames are a few kilobytes each).
+    static let maximumTaskBytes = 1 << 20
+}
+
+/// How a task reached by discovery appears in a snapshot.
+public enum TaskNode {
+    /// The type name of a task's node (`ObjectInfo.type`).
+    public static let typeName = "Task"
+}
