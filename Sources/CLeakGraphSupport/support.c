@@ -116,17 +116,17 @@ size_t lg_allocation_size(const void *object) {
 #endif
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LG_SANITIZER_ALLOCATOR 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LG_SANITIZER_ALLOCATOR 1
-#endif
+// A sanitizer's allocator (address, thread) replaces malloc and its chunk headers: its own
+// interface answers for any pointer, freed or never allocated included. Weak, so that a process
+// without a sanitizer links without them.
+extern int __sanitizer_get_ownership(const volatile void *p) __attribute__((weak));
+extern size_t __sanitizer_get_allocated_size(const volatile void *p) __attribute__((weak));
 
-size_t lg_allocation_size_from_header(uintptr_t header) {
-#if defined(__GLIBC__) && !defined(LG_SANITIZER_ALLOCATOR)
+size_t lg_allocation_size_of_unheld(const void *object, uintptr_t header) {
+    if (__sanitizer_get_ownership && __sanitizer_get_allocated_size) {
+        return __sanitizer_get_ownership(object) ? __sanitizer_get_allocated_size(object) : 0;
+    }
+#if defined(__GLIBC__)
     // glibc's chunk: the size with three flag bits below; an mmapped chunk (bit 1) keeps two
     // words of header, an ordinary one only its size word (the next chunk's previous-size word
     // is usable while this one is in use).

@@ -115,11 +115,11 @@ uint32_t lg_type_flags(const void *metadata);
 /// allocated and alive (a held object).
 size_t lg_allocation_size(const void *object);
 
-/// The bytes usable in the allocation whose malloc chunk header word (the word before the
-/// allocation) is `header`, for memory LeakGraph may only copy (the header read through
-/// ``lg_safe_copy``); 0 where chunk headers are not glibc's plain ones (other platforms, the
-/// address sanitizer's allocator), and then the caller cannot know the size.
-size_t lg_allocation_size_from_header(uintptr_t header);
+/// The bytes usable in the allocation at `object`, memory LeakGraph may only copy (it may be freed
+/// meanwhile): under a sanitizer, its allocator's answer (0 for memory it does not own);
+/// otherwise from `header`, the malloc chunk header word before the allocation read through
+/// ``lg_safe_copy`` (glibc's layout); 0 where neither can tell.
+size_t lg_allocation_size_of_unheld(const void *object, uintptr_t header);
 
 /// Copies up to `length` bytes from `source`, memory another thread may free or unmap at any
 /// moment, into `destination` without ever faulting: the kernel reads it (process_vm_readv on

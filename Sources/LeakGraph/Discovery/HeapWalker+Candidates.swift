@@ -127,8 +127,9 @@ extension HeapWalker {
     /// The allocation size of an object the walk does not hold, from its malloc chunk header
     /// read through a fault-safe copy (nil where headers cannot be read so).
     mutating func unheldAllocationSize(_ address: UInt, atLeast minimum: Int) -> Int? {
-        guard let header = memory.read(address - 8, count: 8) else { return nil }
-        let size = lg_allocation_size_from_header(header.load(as: UInt.self))
+        guard let header = memory.read(address - 8, count: 8), let object = UnsafeRawPointer(bitPattern: address)
+        else { return nil }
+        let size = lg_allocation_size_of_unheld(object, header.load(as: UInt.self))
         guard size >= minimum, UInt(size) <= map.readableBytes(at: address) else { return nil }
         return size
     }
