@@ -30,6 +30,13 @@ struct DiscoveryCorpusTraitTests {
                 let text = issue.comments.map(\.rawValue).joined()
                 return text.contains("leaked in cycles nothing else holds") && text.contains("Fix: cut")
             }
+        case .alive:
+            try await withKnownIssue {
+                try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }
+            } matching: { issue in
+                let text = issue.comments.map(\.rawValue).joined()
+                return text.contains("are still alive") || text.contains("leaked in cycles")
+            }
         case .retained:
             try await withKnownIssue {
                 try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }

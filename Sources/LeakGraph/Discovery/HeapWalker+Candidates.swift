@@ -127,7 +127,7 @@ extension HeapWalker {
     /// The allocation size of an object the walk does not hold, from its malloc chunk header
     /// read through a fault-safe copy (nil where headers cannot be read so).
     mutating func unheldAllocationSize(_ address: UInt, atLeast minimum: Int) -> Int? {
-        guard let header = memory.read(address - 8, count: 8), let object = UnsafeRawPointer(bitPattern: address)
+        guard let header = memory.copyOf(address - 8, count: 8), let object = UnsafeRawPointer(bitPattern: address)
         else { return nil }
         let size = lg_allocation_size_of_unheld(object, header.load(as: UInt.self))
         guard size >= minimum, UInt(size) <= map.readableBytes(at: address) else { return nil }
@@ -138,15 +138,29 @@ extension HeapWalker {
     /// checks out (read through ``UnheldMemory``: never trusted, never faulting).
     mutating func looksLikeObject(_ word: UInt) -> Bool {
         guard word & 7 == 0, word >= 1 << 16, map.isHeapLike(word, length: 16), !map.isImage(word, length: 16),
-            let header = memory.read(word, count: 16)
+            let header = memory.copyOf(word, count: 16)
         else { return false }
         let metadataWord = header.load(as: UInt.self)
-        guard metadataWord & 7 == 0, map.readableBytes(at: metadataWord) >= 8,
-            let metadata = UnsafeRawPointer(bitPattern: metadataWord)
+        // The metadata in place only in an image; elsewhere copied: a stale word may point
+        // anywhere in the heap.
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
+        let length = descriptionOffset + 8
+        guard metadataWord & 7 == 0, map.readableBytes(at: metadataWord) >= UInt(length),
+            let metadata = map.isImage(metadataWord, length: UInt(length))
+                ? UnsafeRawPointer(bitPattern: metadataWord) : memory.copyOf(metadataWord, count: length)
         else { return false }
         switch metadata.load(as: UInt.self) {
-        case 0x400, 0x500: return map.isImage(metadataWord, length: 8) || map.isHeapLike(metadataWord, length: 8)
-        default: return HeapObjectKind.isClassMetadata(metadata, map: map)
+        case 0x400, 0x500:
+            return true
+        case 0, 0x800...:
+            // A class: its nominal type descriptor, in an image, says so too.
+            let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+                let pointer = UnsafeRawPointer(bitPattern: descriptor)
+            else { return false }
+            return pointer.load(as: UInt32.self) & 0x1F == 16
+        default:
+            return false
         }
     }
 }

@@ -64,7 +64,7 @@ extension HeapWalker {
                 // A block of the heap that is no object: a slab of frames, perhaps.
                 guard map.isHeapLike(word, length: 16),
                     let blockSize = unheldAllocationSize(word, atLeast: 16), blockSize <= budget,
-                    let block = self.memory.read(word, count: blockSize)
+                    let block = self.memory.copyOf(word, count: blockSize)
                 else { continue }
                 budget -= blockSize
                 pending.append((block, blockSize, depth + 1))

@@ -41,6 +41,16 @@ struct UnheldMemory {
         return copy(address, count: count)
     }
 
+    /// `count` bytes at `address` through a fault-safe copy whatever the mode: for words read
+    /// conservatively (no type says they are references), which may point anywhere — into
+    /// memory that was freed, or between two allocations.
+    mutating func copyOf(_ address: UInt, count: Int) -> UnsafeRawPointer? {
+        guard count > 0, count <= Self.largestCopy, address != 0, map.isHeapLike(address, length: UInt(count)) else {
+            return nil
+        }
+        return copy(address, count: count)
+    }
+
     /// `count` bytes of metadata or descriptors at `address` (static or permanent memory of the
     /// runtime, never freed), readable until ``freeCopies()``; nil when they cannot be read.
     mutating func readMetadata(_ address: UInt, count: Int) -> UnsafeRawPointer? {

@@ -39,8 +39,8 @@ enum TaskScenarios {
 
     static let all: [Scenario] = [
         // Tracked objects only, the closure's context and the stream's storage are not recorded:
-        // the cycle is seen through them only partly (a possible leak, never "No leaks").
-        Scenario(name: "task-awaiting-its-owners-stream", expected: .leaked, expectedTrackedOnly: .retained) {
+        // the cycle may be seen only partly (a possible leak, never "No leaks").
+        Scenario(name: "task-awaiting-its-owners-stream", expected: .leaked, expectedTrackedOnly: .alive) {
             StreamListener(label: "task-awaiting-its-owners-stream").start()
             letTasksSuspend()
         },
