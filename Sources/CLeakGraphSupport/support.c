@@ -122,10 +122,13 @@ size_t lg_allocation_size(const void *object) {
 extern int __sanitizer_get_ownership(const volatile void *p) __attribute__((weak));
 extern size_t __sanitizer_get_allocated_size(const volatile void *p) __attribute__((weak));
 
-size_t lg_allocation_size_of_unheld(const void *object, uintptr_t header) {
-    if (__sanitizer_get_ownership && __sanitizer_get_allocated_size) {
-        return __sanitizer_get_ownership(object) ? __sanitizer_get_allocated_size(object) : 0;
-    }
+int lg_sanitizer_allocation_size(const void *object, size_t *size) {
+    if (!__sanitizer_get_ownership || !__sanitizer_get_allocated_size) return 0;
+    *size = __sanitizer_get_ownership(object) ? __sanitizer_get_allocated_size(object) : 0;
+    return 1;
+}
+
+size_t lg_allocation_size_from_header(uintptr_t header) {
 #if defined(__GLIBC__)
     // glibc's chunk: the size with three flag bits below; an mmapped chunk (bit 1) keeps two
     // words of header, an ordinary one only its size word (the next chunk's previous-size word

@@ -115,11 +115,14 @@ uint32_t lg_type_flags(const void *metadata);
 /// allocated and alive (a held object).
 size_t lg_allocation_size(const void *object);
 
-/// The bytes usable in the allocation at `object`, memory LeakGraph may only copy (it may be freed
-/// meanwhile): under a sanitizer, its allocator's answer (0 for memory it does not own);
-/// otherwise from `header`, the malloc chunk header word before the allocation read through
-/// ``lg_safe_copy`` (glibc's layout); 0 where neither can tell.
-size_t lg_allocation_size_of_unheld(const void *object, uintptr_t header);
+/// Under a sanitizer (whose allocator replaces malloc and its chunk headers): 1, with `size` the
+/// bytes of the live allocation at `object` (0 for memory it does not own: freed, never
+/// allocated, or not an allocation's start). Without one: 0.
+int lg_sanitizer_allocation_size(const void *object, size_t *size);
+
+/// The bytes usable in the allocation whose malloc chunk header word (the word before the
+/// allocation, read through ``lg_safe_copy``) is `header`: glibc's layout; 0 elsewhere.
+size_t lg_allocation_size_from_header(uintptr_t header);
 
 /// Copies up to `length` bytes from `source`, memory another thread may free or unmap at any
 /// moment, into `destination` without ever faulting: the kernel reads it (process_vm_readv on

@@ -27,7 +27,7 @@ extension HeapWalker {
     /// that looks like an object the snapshot does not hold (one tracking did not record, a
     /// storage buffer) leaves the region unread, since what it holds cannot be followed.
     mutating func compare(
-        _ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String, upToRoom: Bool = false
+        _ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String, isTaskWord: Bool = false
     ) {
         guard word != 0 else { return }
         let position = heldPosition(word, false)
@@ -35,7 +35,7 @@ extension HeapWalker {
             candidates.append(
                 CandidateReference(
                     from: work.owner, to: position, label: label(), region: region, isUnmanagedField: false,
-                    countsUpToRoom: upToRoom))
+                    isTaskWord: isTaskWord))
         } else if regions[Int(region)].isAccountedFor, looksLikeObject(word) {
             regions[Int(region)].isAccountedFor = false
         }
@@ -127,9 +127,12 @@ extension HeapWalker {
     /// The allocation size of an object the walk does not hold, from its malloc chunk header
     /// read through a fault-safe copy (nil where headers cannot be read so).
     mutating func unheldAllocationSize(_ address: UInt, atLeast minimum: Int) -> Int? {
-        guard let header = memory.copyOf(address - 8, count: 8), let object = UnsafeRawPointer(bitPattern: address)
-        else { return nil }
-        let size = lg_allocation_size_of_unheld(object, header.load(as: UInt.self))
+        guard let object = UnsafeRawPointer(bitPattern: address) else { return nil }
+        var size = 0
+        if lg_sanitizer_allocation_size(object, &size) == 0 {
+            guard let header = memory.copyOf(address - 8, count: 8) else { return nil }
+            size = lg_allocation_size_from_header(header.load(as: UInt.self))
+        }
         guard size >= minimum, UInt(size) <= map.readableBytes(at: address) else { return nil }
         return size
     }
@@ -177,9 +180,9 @@ struct CandidateReference {
     let region: Int32
     /// An `Unmanaged` field: drawn (as `.unknown`) when the counts do not confirm it.
     let isUnmanagedField: Bool
-    /// A word of a suspended task's memory: counted up to the target's room (see
-    /// ``CandidateResolution``).
-    var countsUpToRoom = false
+    /// A word of a task's memory: drawn (as `.unknown`) when the counts do not confirm it, so
+    /// that an owner the task's frames point back at can be said a possible leak.
+    var isTaskWord = false
 }
 
 /// Memory of one object whose words were compared because their type could not be read: said

@@ -30,8 +30,9 @@ extension HeapWalker {
         let owner = trackedCount + node
         let region = openRegion(
             owner: owner, place: "frames",
-            why: "the memory of a task (its closure's context and its suspended frames) that points at objects "
-                + "LeakGraph does not hold")
+            why: UnreadReferenceInfo.taskMemoryReason
+                + " (its closure's context and suspended frames): which of its words are owned references and "
+                + "which borrowed copies nothing tells")
         // Its allocation: the task, its initial context and the first slab of its frames.
         guard let size = unheldAllocationSize(address, atLeast: 64), size <= Self.maximumTaskBytes,
             let memory = memory.read(address, count: size)
@@ -53,12 +54,12 @@ extension HeapWalker {
                 // Its own address (a task refers to itself) is no holder.
                 guard word != 0, word != address else { continue }
                 if heldPosition(word, false) >= 0 || depth == 2 || word & 15 != 0 {
-                    compare(word, in: region, from: taskWork, label: "frames", upToRoom: true)
+                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
                     continue
                 }
                 guard seen.insert(word).inserted else { continue }
                 if looksLikeObject(word) {
-                    compare(word, in: region, from: taskWork, label: "frames", upToRoom: true)
+                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
                     continue
                 }
                 // A block of the heap that is no object: a slab of frames, perhaps.

@@ -232,6 +232,13 @@ public struct UnreadReferenceInfo: Sendable, Hashable, Codable {
     /// Whether the unread memory is a closure's capture (its reason says "a capture …").
     public var isCapture: Bool { why.hasPrefix("a capture") }
 
+    /// Whether the memory is a task's (its closure's context and suspended frames): what a task
+    /// holds, like a closure's captures, is what can hold its owner.
+    public var isTaskMemory: Bool { why.hasPrefix(Self.taskMemoryReason) }
+
+    /// Why a task's memory is said unread (see ``isTaskMemory``).
+    static let taskMemoryReason = "the memory of a task"
+
     /// Creates a record.
     public init(object: UInt64, place: String, why: String) {
         self.object = object

@@ -113,7 +113,9 @@ enum UnreadReach {
         // Only unread closure captures: the shape of a closure that captures its owner. An object
         // that nothing shown holds and that keeps a `Mutex` or a buffer's tail is most often a
         // service a global holds (`static let shared`): calling it a possible leak was noise.
-        for (record, unread) in snapshot.unreadReferences.enumerated().reversed() where unread.isCapture {
+        // A task's memory too: the shape of a task that holds its owner.
+        for (record, unread) in snapshot.unreadReferences.enumerated().reversed()
+        where unread.isCapture || unread.isTaskMemory {
             let node = index.node(of: unread.object)
             if node >= 0 { firstRecord[node] = Int32(record) }
         }
@@ -121,8 +123,12 @@ enum UnreadReach {
         for owner in unknownOwners {
             let start = index.node(of: owner.object)
             guard start >= 0, graph.inWeight[start] == 0 else { continue }
-            // Depth first through objects held only by the one edge that reached them.
+            // Through objects held only by what was reached before them (the one edge that
+            // reached them, or — a task its owner keeps a handle and a continuation of — every
+            // holder among them), every holder shown.
             var stack = [start]
+            var reached: Set<Int> = [start]
+            var fromReached: [Int: Int] = [:]
             var visited = 0
             var found: Int32 = -1
             while let node = stack.popLast(), visited < limit {
@@ -133,11 +139,18 @@ enum UnreadReach {
                 }
                 for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                     let target = Int(graph.targets[edge])
-                    guard target != start, graph.inWeight[target] == 1,
-                        snapshot.objects[target].strongRetainCount == 1
-                    else { continue }
+                    guard !reached.contains(target) else { continue }
+                    let held = fromReached[target, default: 0] + Int(graph.weights[edge])
+                    fromReached[target] = held
+                    guard held == graph.inWeight[target], snapshot.objects[target].strongRetainCount == held else {
+                        continue
+                    }
+                    reached.insert(target)
                     stack.append(target)
                 }
+            }
+            if found < 0 {
+                found = taskPointingBack(at: start, snapshot: snapshot, graph: graph, index: index, limit: limit)
             }
             guard found >= 0 else { continue }
             result.append(
@@ -146,5 +159,36 @@ enum UnreadReach {
                     unread: [snapshot.unreadReferences[Int(found)]]))
         }
         return result
+    }
+
+    /// The unread record of a task that `start` reaches over owning edges (within `limit`
+    /// objects) and whose memory points back at `start` (an `.unknown` "frames" edge): the task
+    /// may be what holds it. -1 when there is none.
+    private static func taskPointingBack(
+        at start: Int, snapshot: GraphSnapshot, graph: StrongGraph, index: NodeIndex, limit: Int
+    ) -> Int32 {
+        let startID = snapshot.objects[start].id
+        let tasks = Set(
+            snapshot.edges.lazy.filter { $0.kind == .unknown && $0.to == startID && $0.label == "frames" }.map(\.from))
+        guard !tasks.isEmpty else { return -1 }
+        var queue = [start]
+        var seen: Set<Int> = [start]
+        var head = 0
+        while head < queue.count, head < limit {
+            let node = queue[head]
+            head += 1
+            if tasks.contains(snapshot.objects[node].id),
+                let record = snapshot.unreadReferences.firstIndex(where: {
+                    $0.object == snapshot.objects[node].id && $0.isTaskMemory
+                })
+            {
+                return Int32(record)
+            }
+            for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
+                let target = Int(graph.targets[edge])
+                if seen.insert(target).inserted { queue.append(target) }
+            }
+        }
+        return -1
     }
 }

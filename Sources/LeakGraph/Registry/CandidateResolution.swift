@@ -2,10 +2,9 @@
 /// target's retain count has exactly as many references unexplained by every other edge as
 /// words point at it. One pass over the edges and one over the candidates.
 ///
-/// A suspended task's frames are the exception: there a word is an owned reference or a copy
-/// borrowed from one the task owns too (a value live across a suspension is owned by the frame or
-/// by a caller's frame, which is the same task's), so the frames' words count up to the target's
-/// room, however many copies there are.
+/// A suspended task's frames follow the same rule: a frame holds owned references and copies
+/// borrowed from them side by side, and nothing tells them apart, so the counts must match
+/// exactly there too (a task's closure context, held by the task alone, does).
 ///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
@@ -28,33 +27,20 @@ enum CandidateResolution {
             if target >= 0 { unexplained[target] -= edge.count }
         }
         var pointing = [Int](repeating: 0, count: objects.count)
-        // Words of suspended tasks' frames, per target: they count up to the target's room.
-        var fromFrames = [Int](repeating: 0, count: objects.count)
-        for candidate in candidates {
-            pointing[candidate.to] += 1
-            if candidate.countsUpToRoom { fromFrames[candidate.to] += 1 }
-        }
-        var frameRoom = [Int](repeating: 0, count: objects.count)
-        for target in objects.indices where fromFrames[target] > 0 && fromFrames[target] == pointing[target] {
-            frameRoom[target] = max(0, min(fromFrames[target], unexplained[target]))
-        }
+        for candidate in candidates { pointing[candidate.to] += 1 }
         var regions = regions
         // One edge per owner, target, label and kind, counted.
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []
         for candidate in candidates {
-            let confirmed: Bool
-            if candidate.countsUpToRoom && fromFrames[candidate.to] == pointing[candidate.to] {
-                // Only frames point at it: as many of their words as it has room for.
-                confirmed = frameRoom[candidate.to] > 0
-                if confirmed { frameRoom[candidate.to] -= 1 }
-            } else {
-                confirmed = pointing[candidate.to] == unexplained[candidate.to]
-            }
+            let confirmed = pointing[candidate.to] == unexplained[candidate.to]
             let kind: EdgeKind
             if confirmed {
                 kind = .unmanaged
-            } else if candidate.isUnmanagedField {
+            } else if candidate.isUnmanagedField || (candidate.isTaskWord && unexplained[candidate.to] > 0) {
+                // Drawn, never owning: an `Unmanaged`, or a task's word at an object with
+                // references nothing explains (the task may hold it).
+                if candidate.isTaskWord { regions[Int(candidate.region)].isAccountedFor = false }
                 kind = .unknown
             } else {
                 // A word at an object whose every reference is explained already holds nothing the
