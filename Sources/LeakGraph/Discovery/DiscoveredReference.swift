@@ -39,4 +39,7 @@ struct DiscoveredNode {
     /// `weak` and `unowned` references to it; nil when unknown. Storage (buffers, boxes,
     /// contexts) cannot be the target of either.
     var weakAndUnownedReferences: Int? = 0
+    /// For a task: the code addresses in its header (where it will resume), symbolized to name
+    /// what it waits in.
+    var codeAddresses: [UInt] = []
 }

@@ -47,12 +47,19 @@ extension HeapWalker {
         // a budget, and their words compared too.
         var pending: [(base: UnsafeRawPointer, size: Int, depth: Int)] = [(memory, size, 0)]
         var seen: Set<UInt> = []
+        var codeAddresses: [UInt] = []
+        defer { nodes[node].codeAddresses = codeAddresses }
         var budget = Self.maximumTaskBytes
         while let (base, size, depth) = pending.popLast() {
             for offset in stride(from: depth == 0 ? 16 : 0, to: size - 7, by: 8) {
                 let word = base.load(fromByteOffset: offset, as: UInt.self)
                 // Its own address (a task refers to itself) is no holder.
                 guard word != 0, word != address else { continue }
+                if map.isCode(word) {
+                    // Where it resumes: its own and each async frame's resume function.
+                    if codeAddresses.count < 32 { codeAddresses.append(word) }
+                    continue
+                }
                 if heldPosition(word, false) >= 0 || depth == 2 || word & 15 != 0 {
                     compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
                     continue

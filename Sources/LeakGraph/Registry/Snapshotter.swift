@@ -397,6 +397,12 @@ enum Snapshotter {
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
                     strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0)
                 info.weakAndUnownedReferenceCount = node.weakAndUnownedReferences
+                if !node.codeAddresses.isEmpty {
+                    // A task's resume points, as a stack of their own: symbolized with the others,
+                    // then said as what it waits in (`Symbolicator`).
+                    info.stack = stacks.count
+                    stacks.append(StackInfo(id: stacks.count, addresses: node.codeAddresses))
+                }
                 objects.append(info)
                 retainCounts.append(node.retainCount)
             }

@@ -132,6 +132,7 @@ public enum Symbolicator {
     /// Fills in the frames of every stack in `snapshot` and the names of capturing closures.
     public static func symbolicate(_ snapshot: GraphSnapshot) -> GraphSnapshot {
         var result = snapshot
+        nameTasks(&result)
         let stackAddresses = snapshot.stacks.filter(\.needsSymbolication).flatMap(\.addresses)
         let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
         guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
@@ -160,6 +161,28 @@ public enum Symbolicator {
             nameClosureContexts(&result, names: names)
         }
         return result
+    }
+
+    /// A task's "stack" is the code addresses in its header (see `HeapWalker.task`): entry points
+    /// of the partial functions it resumes in, not return addresses. The first one outside the
+    /// runtime names it (`waiting in closure #1 in Listener.start() at Listener.swift:12`, its
+    /// label); it has no allocation stack.
+    private static func nameTasks(_ snapshot: inout GraphSnapshot) {
+        for index in snapshot.objects.indices where snapshot.objects[index].type == TaskNode.typeName {
+            guard let stack = snapshot.objects[index].stack, snapshot.stacks.indices.contains(stack),
+                snapshot.stacks[stack].needsSymbolication
+            else { continue }
+            let frames = frameChains(for: snapshot.stacks[stack].addresses, returnAddresses: false).compactMap(\.last)
+            snapshot.stacks[stack].frames = frames.map(\.description)
+            snapshot.objects[index].stack = nil
+            // The user's own function first: a thunk the compiler made forwards to it.
+            let candidates = frames.filter { frame in
+                !frame.isInternal && !frame.isLeakGraph && frame.function.map { !$0.contains("thunk") } ?? false
+            }
+            if let frame = candidates.first(where: { $0.file != nil }) ?? candidates.first {
+                snapshot.objects[index].label = "waiting in \(frame.description)"
+            }
+        }
     }
 
     /// A closure context recorded by whole-process tracking is named after its closure, known
