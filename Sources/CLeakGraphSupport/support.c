@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -179,7 +180,21 @@ static size_t lg_copy_through_pipe(void *destination, const void *source, size_t
 
 void lg_support_fork_prepare(void) { pthread_mutex_lock(&lg_copy_pipe_lock); }
 
+// The process's id for process_vm_readv, read once (a copy costs one system call, not two); a
+// forked child reads its own (`lg_support_fork_release`).
+static _Atomic pid_t lg_own_pid = 0;
+
+static pid_t lg_pid(void) {
+    pid_t pid = atomic_load_explicit(&lg_own_pid, memory_order_relaxed);
+    if (pid == 0) {
+        pid = getpid();
+        atomic_store_explicit(&lg_own_pid, pid, memory_order_relaxed);
+    }
+    return pid;
+}
+
 void lg_support_fork_release(int child) {
+    if (child) atomic_store_explicit(&lg_own_pid, 0, memory_order_relaxed);
     // The pipe is shared with the parent after fork: bytes one side writes the other could read.
     // The child makes its own when it first needs one.
     if (child && lg_copy_pipe[0] >= 0) {
@@ -195,7 +210,7 @@ size_t lg_safe_copy(void *destination, uintptr_t source, size_t length) {
     if (!lg_vm_readv_refused) {
         struct iovec local = {destination, length};
         struct iovec remote = {(void *)source, length};
-        ssize_t copied = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+        ssize_t copied = process_vm_readv(lg_pid(), &local, 1, &remote, 1, 0);
         if (copied >= 0) return (size_t)copied;
         if (errno != ENOSYS && errno != EPERM) return 0;
         lg_vm_readv_refused = 1;

@@ -140,6 +140,14 @@ extension HeapWalker {
     /// Whether `word` points at what looks like a heap object whose class or context metadata
     /// checks out (read through ``UnheldMemory``: never trusted, never faulting).
     mutating func looksLikeObject(_ word: UInt) -> Bool {
+        // Asked again and again for the same words (executors, shared storage): answered once.
+        if let known = objectLikeWords[word] { return known }
+        let answer = checkLooksLikeObject(word)
+        objectLikeWords[word] = answer
+        return answer
+    }
+
+    private mutating func checkLooksLikeObject(_ word: UInt) -> Bool {
         guard word & 7 == 0, word >= 1 << 16, map.isHeapLike(word, length: 16), !map.isImage(word, length: 16),
             let header = memory.copyOf(word, count: 16)
         else { return false }

@@ -46,6 +46,9 @@ extension HeapWalker {
         // each slab, the next) points at: blocks that are no object are followed, two deep, within
         // a budget, and their words compared too.
         var pending: [(base: UnsafeRawPointer, size: Int, depth: Int)] = [(memory, size, 0)]
+        // The task's allocation and the blocks read: a word inside one is the task's own pointer
+        // (a frame's link to its parent), neither an object nor a block to follow.
+        var ranges: [Range<UInt>] = [address..<address + UInt(size)]
         var seen: Set<UInt> = []
         var codeAddresses: [UInt] = []
         defer { nodes[node].codeAddresses = codeAddresses }
@@ -60,7 +63,12 @@ extension HeapWalker {
                     if codeAddresses.count < 32 { codeAddresses.append(word) }
                     continue
                 }
-                if heldPosition(word, false) >= 0 || depth == 2 || word & 15 != 0 {
+                if heldPosition(word, false) >= 0 {
+                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
+                    continue
+                }
+                guard !ranges.contains(where: { $0.contains(word) }) else { continue }
+                if depth == 2 || word & 15 != 0 {
                     compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
                     continue
                 }
@@ -75,6 +83,7 @@ extension HeapWalker {
                     let block = self.memory.copyOf(word, count: blockSize)
                 else { continue }
                 budget -= blockSize
+                ranges.append(word..<word + UInt(blockSize))
                 pending.append((block, blockSize, depth + 1))
             }
         }

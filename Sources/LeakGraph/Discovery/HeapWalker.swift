@@ -66,6 +66,8 @@ struct HeapWalker {
     /// Memory whose words were compared because their type could not be read.
     // Written by the walk only (its files: HeapWalker*.swift).
     var regions: [UntypedRegion] = []
+    /// Which words compared conservatively looked like objects (see ``looksLikeObject(_:)``).
+    var objectLikeWords: [UInt: Bool] = [:]
     /// One record per owner and reason (an array of 20,000 elements of an unreadable type is
     /// one record).
     var unreadSeen: Set<UnreadKey> = []

@@ -4,10 +4,20 @@ import LeakGraph
 public enum BigGraphs {
     /// Objects kept alive from outside (what makes a shape retained).
     nonisolated(unsafe) static var kept: [Node] = []
+    /// Task owners kept alive for the baseline shape.
+    nonisolated(unsafe) static var keptKeepers: [ContinuationKeeper] = []
 
     /// Builds `shape` with about `size` objects; false for an unknown shape.
     public static func build(_ shape: String, size: Int) -> Bool {
         switch shape {
+        case "suspended-tasks":
+            // Objects each keeping a task suspended on a continuation they hold (the task shape),
+            // for what a snapshot pays per task.
+            for _ in 0..<size / 2 { ContinuationKeeper().start() }
+            TaskScenarios.waitForSuspendedTasks()
+        case "task-owners":
+            // The same objects without their tasks: the baseline.
+            for _ in 0..<size / 2 { keptKeepers.append(ContinuationKeeper()) }
         case "ring":
             // One leaked cycle through every node.
             let nodes = (0..<size).map { _ in Node() }

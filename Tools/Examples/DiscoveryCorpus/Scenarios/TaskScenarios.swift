@@ -45,6 +45,9 @@ enum TaskScenarios {
     /// Long enough for a task to start and suspend on the cooperative pool.
     static func letTasksSuspend() { usleep(100_000) }
 
+    /// Waits until the tasks started so far have suspended (a bigger batch takes longer).
+    static func waitForSuspendedTasks() { usleep(1_000_000) }
+
     static let all: [Scenario] = [
         // A leak, found as a possible one: the task's frames hold owned references to the stream's
         // storage beside borrowed copies, and nothing tells them apart, so the storage's last
