@@ -28,7 +28,13 @@ struct DiscoveryCorpusTraitTests {
                 try await trait.provideScope(for: test, testCase: Test.Case.current) { scenario.run() }
             } matching: { issue in
                 let text = issue.comments.map(\.rawValue).joined()
-                return text.contains("leaked in cycles nothing else holds") && text.contains("Fix: cut")
+                // In this busy process (every suite runs beside it), a stale word elsewhere — a
+                // buffer's old slot, a frame's copy — can point at a leak whose cycle closes
+                // through compared words (`Unmanaged`, a buffer's tail, a `Mutex`): its counts no
+                // longer match, and the leak is said as reaching memory LeakGraph could not read.
+                // The one-process-per-scenario test checks those verdicts strictly.
+                return (text.contains("leaked in cycles nothing else holds") && text.contains("Fix: cut"))
+                    || text.contains("reaches memory LeakGraph could not read")
             }
         case .alive:
             try await withKnownIssue {
