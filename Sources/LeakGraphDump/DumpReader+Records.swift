@@ -52,6 +52,7 @@ extension DumpReader {
         var leaked = false
         var processWide = false
         var unread: [UnreadReferenceInfo] = []
+        var heldBy: [String] = []
         do throws(DumpParseError) {
             try parser.beginObject()
             var first = true
@@ -84,6 +85,12 @@ extension DumpReader {
                 case .leaked?: leaked = try parser.null() ? false : try parser.bool()
                 case .processWide?: processWide = try parser.null() ? false : try parser.bool()
                 case .unread?: if try !parser.null() { unread = try readUnread() }
+                case .heldBy?:
+                    if try !parser.null() {
+                        try parser.beginArray()
+                        var firstName = true
+                        while try parser.nextElement(first: &firstName) { heldBy.append(try parser.string()) }
+                    }
                 default: try parser.skipValue()
                 }
             }
@@ -103,6 +110,7 @@ extension DumpReader {
             id: id, type: type, label: label, strongRetainCount: retainCount, stack: stack, time: time, state: state,
             scope: scope)
         object.isRecordedProcessWide = processWide
+        object.heldByGlobals = heldBy
         contents.objects.append(object)
         if leaked { contents.leakedFlags.append(id) }
     }

@@ -174,6 +174,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         /// For unknown owners: whether it, or an object it reaches, held references LeakGraph
         /// could not read (one of its unexplained holders may be hidden there).
         package var reachesUnreadMemory: Bool? = nil
+        /// The globals found holding it (`keptForever (App)`): some of its outside holders named.
+        package var heldBy: [String]? = nil
         /// The first user-code frame of its allocation stack.
         package var site: String?
         /// Its whole allocation stack, innermost first.

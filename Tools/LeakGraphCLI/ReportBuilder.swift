@@ -31,7 +31,8 @@ package enum ReportBuilder {
             return LeakSummary.ObjectEntry(
                 id: id, type: object.type, label: object.label,
                 state: object.state == .unspecified ? nil : object.state.rawValue, unexplained: unexplained,
-                site: sites.site(of: object), stack: stack)
+                heldBy: object.heldByGlobals.isEmpty ? nil : object.heldByGlobals, site: sites.site(of: object),
+                stack: stack)
         }
 
         // Leaked cycles by signature, in first-seen order, then by count.

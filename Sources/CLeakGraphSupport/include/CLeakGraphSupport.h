@@ -120,6 +120,13 @@ size_t lg_allocation_size(const void *object);
 /// allocated, or not an allocation's start). Without one: 0.
 int lg_sanitizer_allocation_size(const void *object, size_t *size);
 
+/// The globals that hold some of `sortedTargets` (object addresses, ascending): every aligned word
+/// of every loaded image's writable segments (`.data`, `.bss`), read through fault-safe copies.
+/// Fills `slots` (the global's address) and `found` (the object it holds) up to `capacity`;
+/// returns how many. Linux; 0 elsewhere.
+size_t lg_find_global_holders(const uintptr_t *sortedTargets, size_t targetCount, uintptr_t *slots,
+                              uintptr_t *found, size_t capacity);
+
 /// The bytes usable in the allocation whose malloc chunk header word (the word before the
 /// allocation, read through ``lg_safe_copy``) is `header`: glibc's layout; 0 elsewhere.
 size_t lg_allocation_size_from_header(uintptr_t header);

@@ -94,7 +94,27 @@ extension LeakGraph {
         let found = findLeaks(options: options)
         var snapshot = Symbolicator.symbolicate(found.snapshot)
         snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
+        nameGlobalHolders(in: &snapshot, report: found.report)
         return (snapshot, found.report)
+    }
+
+    /// Names the globals holding the objects whose holders the graph does not show: unknown
+    /// owners and retained cycles' members held from outside (``ObjectInfo/heldByGlobals``).
+    private static func nameGlobalHolders(in snapshot: inout GraphSnapshot, report: LeakReport) {
+        var ids = Set(report.unknownOwners.map(\.object))
+        for cycle in report.cycles where !cycle.leaked { ids.formUnion(cycle.unexplainedHolders.map(\.object)) }
+        guard !ids.isEmpty else { return }
+        let index = NodeIndex(snapshot.objects)
+        var positionOfAddress: [UInt: Int] = [:]
+        for id in ids {
+            let position = index.node(of: id)
+            if position >= 0, snapshot.objects[position].address != 0 {
+                positionOfAddress[snapshot.objects[position].address] = position
+            }
+        }
+        for (address, names) in GlobalHolders.names(holding: Array(positionOfAddress.keys)) {
+            if let position = positionOfAddress[address] { snapshot.objects[position].heldByGlobals = names }
+        }
     }
 }
 

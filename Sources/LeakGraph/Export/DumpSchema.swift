@@ -34,7 +34,8 @@ package enum DumpSchema {
 
     /// The fields of an entry of `objects`.
     package enum Object: String, DumpField {
-        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive, unread
+        case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive, unread,
+            heldBy
     }
 
     /// The fields of an entry of an object's `unread` (written only for objects whose memory held

@@ -72,6 +72,13 @@ public struct GraphSnapshot: Sendable, Hashable {
     }
 }
 
+/// An address that takes no part in equality (see ``ObjectInfo/address``).
+struct SnapshotLocation: Sendable, Hashable {
+    var address: UInt = 0
+    static func == (_: SnapshotLocation, _: SnapshotLocation) -> Bool { true }
+    func hash(into hasher: inout Hasher) {}
+}
+
 /// One live object in a snapshot.
 public struct ObjectInfo: Sendable, Hashable, Codable {
     /// Unique id (allocation order; never reused in a process).
@@ -99,8 +106,19 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     /// weak and unowned edges into the object means code the graph does not show can still
     /// reach it: a subscription it feeds can still get events (see ``LeakReport/canNeverFinish``).
     public var weakAndUnownedReferenceCount: Int?
+    /// The globals found holding the object (`Cache.shared : Cache`, its image), named when a
+    /// leak description looks for the holders the graph does not show; empty when none was.
+    public var heldByGlobals: [String] = []
+    /// Where the object was when the snapshot was taken (0: unknown — a graph built by hand or
+    /// read from a dump). Only for naming what holds it, while it is alive; not part of the
+    /// object's value (two snapshots of one object are equal wherever it lives).
+    var address: UInt {
+        get { location.address }
+        set { location.address = newValue }
+    }
+    private var location = SnapshotLocation()
 
-    // `isRecordedProcessWide` and `weakAndUnownedReferenceCount` are not coded: data coded
+    // `isRecordedProcessWide`, `weakAndUnownedReferenceCount` and `heldByGlobals` are not coded: data coded
     // before they existed still decodes (the dump format carries the first as `processWide`, and
     // the lifecycle verdicts the second leads to).
     private enum CodingKeys: String, CodingKey {

@@ -341,6 +341,7 @@ enum Snapshotter {
                 state: ObjectState(code: object.entry.state), scope: object.entry.scope)
             info.isRecordedProcessWide = object.isRecordedProcessWide
             info.weakAndUnownedReferenceCount = max(0, object.weakAndUnowned)
+            info.address = object.address
             objects.append(info)
         }
 
@@ -397,6 +398,7 @@ enum Snapshotter {
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
                     strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0)
                 info.weakAndUnownedReferenceCount = node.weakAndUnownedReferences
+                info.address = node.address
                 if !node.codeAddresses.isEmpty {
                     // A task's resume points, as a stack of their own: symbolized with the others,
                     // then said as what it waits in (`Symbolicator`).

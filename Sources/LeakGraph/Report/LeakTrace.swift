@@ -94,6 +94,9 @@ public enum LeakTrace {
             for holder in cycle.unexplainedHolders {
                 var text = "  \(name(holder.object, snapshot)) is held from outside"
                 if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }
+                if let globals = snapshot.object(holder.object)?.heldByGlobals, !globals.isEmpty {
+                    text += " (held by global \(globals.joined(separator: ", ")))"
+                }
                 if !holder.knownHolders.isEmpty {
                     text +=
                         (holder.unexplained > 0 ? " and" : " by") + " "
@@ -122,6 +125,10 @@ public enum LeakTrace {
                 lines.append(
                     "  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)"
                         + (owner.reachesUnreadMemory ? " (it reaches memory LeakGraph could not read)" : "")
+                        + (snapshot.object(owner.object).map {
+                            $0.heldByGlobals.isEmpty
+                                ? "" : " (held by global \($0.heldByGlobals.joined(separator: ", ")))"
+                        } ?? "")
                         + site(owner.object, snapshot))
             }
             if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }

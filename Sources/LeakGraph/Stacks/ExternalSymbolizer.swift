@@ -77,6 +77,23 @@ final class ExternalSymbolizer: Sendable {
         }
     }
 
+    /// The (mangled) name of the data symbol holding each offset in `image` — a global's — or nil
+    /// per offset when none does; nil when no tool can tell (llvm-symbolizer's `DATA` lookups).
+    func symbolizeData(image: String, offsets: [UInt]) -> [String?]? {
+        guard let symbolizer, symbolizer.isLLVM, !offsets.isEmpty else { return nil }
+        let input = offsets.map { String(format: "DATA 0x%lx", $0) }.joined(separator: "\n") + "\n"
+        let arguments = ["--obj=\(image)", "--no-demangle", "--output-style=JSON"]
+        guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.count >= offsets.count else { return nil }
+        return lines.prefix(offsets.count).map { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let data = object["Data"] as? [String: Any], let name = data["Name"] as? String, !name.isEmpty
+            else { return nil }
+            return name
+        }
+    }
+
     /// One line of `llvm-symbolizer --output-style=JSON`: `{"Address", "Symbol": [{"FunctionName",
     /// "FileName", "Line", "StartLine", …}, …]}`, innermost frame first.
     static func parseJSONFrames(_ line: Substring) -> [Result] {

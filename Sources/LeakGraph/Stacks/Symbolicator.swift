@@ -303,6 +303,12 @@ public enum Symbolicator {
         ownSourceDirectories.contains { file.contains($0) }
     }
 
+    /// Whether a mangled symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …).
+    static func isLeakGraphSymbol(_ mangled: String) -> Bool {
+        ["$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine", "$s13LeakGraphDump"]
+            .contains { mangled.hasPrefix($0) }
+    }
+
     private struct Located {
         let address: UInt
         let image: String
