@@ -11,14 +11,7 @@ import CLeakGraphSupport
 /// counts as held by the task where its retain count has exactly that room.
 extension HeapWalker {
     mutating func task(_ address: UInt, from work: Work, label: String) {
-        if let node = nodeOfAddress[address] {
-            add(work, to: .node(node), kind: .strong, label: label)
-            return
-        }
-        guard nodes.count < Self.untrackedNodeLimit else {
-            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
-            return
-        }
+        guard isNewUnrecordedNode(address, from: work, label: label) else { return }
         guard address & 7 == 0, let header = memory.read(address, count: 16),
             let kind = memory.readMetadata(header.load(as: UInt.self), count: 8)?.load(as: UInt.self),
             kind == HeapObjectKind.taskMetadataKind

@@ -3,20 +3,27 @@ import CLeakGraphSupport
 /// Objects whole-process tracking did not record, reached from ones it did, and the state of
 /// LeakGraph's own locks.
 extension HeapWalker {
+    /// Whether the object at `address`, which tracking did not record, is to be made a node: false
+    /// when it is one already (the reference to it is added) or when there are too many.
+    mutating func isNewUnrecordedNode(_ address: UInt, from work: Work, label: String) -> Bool {
+        if let node = nodeOfAddress[address] {
+            add(work, to: .node(node), kind: .strong, label: label)
+            return false
+        }
+        guard nodes.count < Self.untrackedNodeLimit else {
+            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
+            return false
+        }
+        return true
+    }
+
     /// A strong reference, in a whole-process snapshot, to a live object whole-process tracking
     /// did not record: one `libswiftCore` allocated itself for a user type (in a debug build
     /// `ManagedBuffer.create` is not inlined, so swift-collections' `Deque` buffers are made
     /// there), or one made before tracking began. It becomes a node, read through fault-safe
     /// copies (another thread may free it meanwhile), and its own references are followed.
     mutating func unrecorded(_ word: UInt, from work: Work, label: String) {
-        if let node = nodeOfAddress[word] {
-            add(work, to: .node(node), kind: .strong, label: label)
-            return
-        }
-        guard nodes.count < Self.untrackedNodeLimit else {
-            limits.insert("more than \(Self.untrackedNodeLimit) objects tracking did not record")
-            return
-        }
+        guard isNewUnrecordedNode(word, from: work, label: label) else { return }
         // A recorded object this snapshot does not hold is not one of its objects.
         if asksWhetherRecorded && lg_process_is_recorded(word) != 0 { return }
         // Statically allocated objects (empty collections' singletons) live in an image.

@@ -143,7 +143,8 @@ enum Snapshotter {
                 releasesInFlight.add(1, ordering: .sequentiallyConsistent)
             }
         }
-        guard let (snapshot, held, listing) = taken else { return GraphSnapshot(objects: [], edges: []) }  // not reached
+        // Not reached: the loop above always takes one.
+        guard let (snapshot, held, listing) = taken else { return GraphSnapshot(objects: [], edges: []) }
         // Released outside every lock: a release may run a deinit that takes a snapshot. Each
         // hold is unlisted before it is released, so a snapshot reading meanwhile can only
         // over-count (a safe "retained"), never under-count; declared-only reads avoid even that
