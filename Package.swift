@@ -82,6 +82,7 @@ let package = Package(
             name: "plain-classes-example", dependencies: ["LeakGraph"], path: "Tools/Examples/PlainClasses"),
         .executableTarget(name: "fork-stress-example", dependencies: ["LeakGraph"], path: "Tools/Examples/ForkStress"),
         .executableTarget(name: "server-example", dependencies: ["LeakGraph"], path: "Tools/Examples/Server"),
+        .executableTarget(name: "unload-example", dependencies: ["LeakGraph"], path: "Tools/Examples/Unload"),
         .target(name: "DiscoveryCorpus", dependencies: ["LeakGraph"], path: "Tools/Examples/DiscoveryCorpus/Scenarios"),
         .executableTarget(
             name: "discovery-corpus", dependencies: ["DiscoveryCorpus", "LeakGraph"],
@@ -90,7 +91,7 @@ let package = Package(
             name: "LeakGraphTests",
             dependencies: [
                 "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
-                "plain-classes-example", "fork-stress-example", "server-example",
+                "plain-classes-example", "fork-stress-example", "server-example", "unload-example",
             ]),
         .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),

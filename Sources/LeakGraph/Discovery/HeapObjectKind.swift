@@ -19,6 +19,23 @@ enum HeapObjectKind: Equatable {
         }
     }
 
+    /// Whether the metadata at `address` is still there to be read: mapped, and for a class its
+    /// nominal type descriptor in a loaded image. A library `dlclose`d while objects of its types
+    /// live takes their metadata (or, for generic classes, their descriptors) with it; reading
+    /// it faults, so nothing asks the runtime about such a type.
+    static func isLoaded(_ address: UInt, map: MemoryMap) -> Bool {
+        guard address % 8 == 0, map.readableBytes(at: address) >= 8,
+            let metadata = UnsafeRawPointer(bitPattern: address)
+        else { return false }
+        switch metadata.load(as: UInt.self) {
+        case 0, 0x800...: return isClassMetadata(metadata, map: map)
+        default: return true
+        }
+    }
+
+    /// The name a snapshot gives an object whose type's library was unloaded.
+    static let unloadedTypeName = "(type unloaded with its library)"
+
     /// Whether readable `metadata` is a Swift class's metadata: its kind word says class and its
     /// nominal type descriptor, in a loaded image, says class too. (Generic classes' metadata is
     /// made at run time; their descriptor is still the compiler's.)

@@ -90,6 +90,8 @@ struct HeapWalker {
     /// The boxes walked so far (see ``box(_:from:path:)``).
     var walkedBoxes: Set<UInt> = []
     var walkableClasses: [UInt: Bool] = [:]
+    /// Whether each type met is still loaded (see `HeapObjectKind.isLoaded`).
+    var loadedTypes: [UInt: Bool] = [:]
     /// Instance plans by class metadata, without the shared cache's lock.
     var instancePlans: [UInt: TypePlan] = [:]
     var stack: [Work] = []
@@ -137,6 +139,15 @@ struct HeapWalker {
         guard let base = UnsafeRawPointer(bitPattern: address) else { return }
         let metadata = base.load(as: UnsafeRawPointer.self)
         let key = UInt(bitPattern: metadata)
+        // A type whose library was unloaded is never read (its object is a node, unnamed).
+        let isLoaded = loadedTypes[key] ?? HeapObjectKind.isLoaded(key, map: map)
+        loadedTypes[key] = isLoaded
+        guard isLoaded else {
+            noteUnread(
+                owner: index, in: "",
+                why: "an object whose type was unloaded with its library (dlclose): its fields cannot be read")
+            return
+        }
         if HeapObjectKind(metadata: metadata) == .heapLocalVariable {
             // A closure context or `var` box recorded by whole-process tracking: a node of its
             // own, its captures laid out as its capture descriptor says.

@@ -39,7 +39,8 @@ extension Snapshotter {
     /// (its registry, caches, locks) are left out: their holds are returned, for the caller to
     /// release once it has left every lock.
     static func holdProcessObjects(
-        excluding excluded: [UInt], only: [UInt64]?, into held: inout [Held], retainCounts: inout [Int]
+        excluding excluded: [UInt], only: [UInt64]?, map: MemoryMap, into held: inout [Held],
+        retainCounts: inout [Int]
     ) -> [UInt] {
         var buffer: UnsafeMutablePointer<lg_process_object>?
         let count = excluded.withUnsafeBufferPointer { excluded in
@@ -60,16 +61,20 @@ extension Snapshotter {
         let wallNow = coarseWallClockNanoseconds()
         held.reserveCapacity(held.count + count)
         retainCounts.reserveCapacity(retainCounts.count + count)
+        // Types whose library was unloaded (`dlclose`) while their objects live: never read.
+        var loaded: [UInt: Bool] = [:]
         for record in UnsafeBufferPointer(start: buffer, count: count) {
-            let isOwn = ownTypes[record.metadata] ?? isLeakGraphType(record.metadata)
-            ownTypes[record.metadata] = isOwn
+            let isLoaded = loaded[record.metadata] ?? HeapObjectKind.isLoaded(record.metadata, map: map)
+            loaded[record.metadata] = isLoaded
+            let isOwn = isLoaded && (ownTypes[record.metadata] ?? isLeakGraphType(record.metadata))
             if isOwn {
                 own.append(record.address)
                 continue
             }
+            if isLoaded { ownTypes[record.metadata] = isOwn }
             let age = monotonicNow > record.nanoseconds ? monotonicNow - record.nanoseconds : 0
             let entry = ObjectSlot(
-                address: record.address, metadata: record.metadata, id: record.id,
+                address: record.address, metadata: isLoaded ? record.metadata : unloadedTypeMetadata, id: record.id,
                 time: wallNow > age ? wallNow - age : 0, stack: record.stack >= 0 ? -2 - record.stack : -1,
                 scope: record.scope)
             let pointer = UnsafeMutableRawPointer(bitPattern: record.address)!
@@ -147,7 +152,11 @@ extension Snapshotter {
     }
 
     /// The name of objects of class (or box) metadata `pointer`, cached in `local`.
+    /// What a record's metadata reads as when its type was unloaded (see `HeapObjectKind.isLoaded`).
+    static let unloadedTypeMetadata: UInt = 1
+
     static func typeName(_ pointer: UInt, in local: inout [UInt: String], added: inout Bool) -> String {
+        if pointer == unloadedTypeMetadata { return HeapObjectKind.unloadedTypeName }
         guard pointer != 0, let metadata = UnsafeRawPointer(bitPattern: pointer) else { return "?" }
         if let name = local[pointer] { return name }
         let name: String

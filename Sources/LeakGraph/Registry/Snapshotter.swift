@@ -216,6 +216,8 @@ enum Snapshotter {
         var ownHolds: [UInt] = []
         var heldAddresses: [UInt] = []
         var listing = -1
+        // The process's mappings, read before any lock: which types' libraries are still loaded.
+        let processMap = holding && processWide ? MemoryMap.current() : nil
         // Counts are read only when no other thread holds a strong temporary of a tracked
         // external object (see `ExternalLoads`).
         ExternalLoads.withSettledState(of: registry) { state in
@@ -256,7 +258,8 @@ enum Snapshotter {
                 // way; tracked objects are already in and are left out.
                 let first = held.count
                 ownHolds = holdProcessObjects(
-                    excluding: held.map(\.address).sorted(), only: only, into: &held, retainCounts: &retainCounts)
+                    excluding: held.map(\.address).sorted(), only: only, map: processMap ?? MemoryMap.current(),
+                    into: &held, retainCounts: &retainCounts)
                 for object in held[first...]
                 where object.entry.stack != -1 && stackFrames[object.entry.stack] == nil {
                     stackFrames[object.entry.stack] = processStack(object.entry.stack)
@@ -371,7 +374,8 @@ enum Snapshotter {
             // recorded: a box must be known as one (reached from its holder) before it is walked.
             var contexts: [Int] = []
             for (index, object) in held.enumerated() {
-                if object.entry.metadata != 0, let metadata = UnsafeRawPointer(bitPattern: object.entry.metadata),
+                if object.entry.metadata > unloadedTypeMetadata,
+                    let metadata = UnsafeRawPointer(bitPattern: object.entry.metadata),
                     HeapObjectKind(metadata: metadata) == .heapLocalVariable
                 {
                     contexts.append(index)
