@@ -2,7 +2,7 @@
 ///
 /// Leaked cycles are red, objects kept alive only by a leak pink with a dashed border, retained
 /// cycles orange, other objects grey; strong edges are solid, weak dashed, unowned dotted, unknown
-/// grey and dashed, unmanaged (owning by count) bold and dashed; every strong edge inside a cycle is drawn bold in the cycle's colour, and the
+/// grey and dashed, unmanaged (owning by count) bold and dashed; tasks are hexagons; every strong edge inside a cycle is drawn bold in the cycle's colour, and the
 /// edge to cut (``LeakTrace/fix(for:in:)``) blue and marked ✂. Graphs go top to bottom, one
 /// connected group under the other, so a long loop grows down the page instead of across it.
 /// Long type names and sites are shortened in the middle (`AnonymousObservableSink<…rver<Int>>>`);
@@ -340,6 +340,8 @@ public enum DotExporter {
             "tooltip=\(quote(tooltip.joined(separator: "\n")))",
         ]
         if isNew { attributes += ["penwidth=3", "peripheries=2"] }
+        // A task is no object: drawn as a shape of its own.
+        if object.type == TaskNode.typeName { attributes.append("shape=hexagon") }
         return "n\(object.id) [\(attributes.joined(separator: ", "))];"
     }
 

@@ -29,6 +29,17 @@ struct DotExporterTests {
         #expect(dot.contains("legend [shape=plaintext"))
     }
 
+    @Test("a task is drawn as a hexagon, an unmanaged edge bold and dashed")
+    func tasksAndUnmanagedEdges() {
+        let graph = GraphBuilder().object(1, "Listener").object(2, TaskNode.typeName).object(3, "Storage")
+            .edge(1, 2, "task").edge(2, 1, "frames", kind: .unmanaged).edge(1, 3, "buffer", kind: .unmanaged).build()
+        let dot = DotExporter.render(graph, options: .init(scope: .everything))
+        let taskLine = dot.split(separator: "\n").first { $0.hasPrefix("  n2 [") }
+        #expect(taskLine?.contains("shape=hexagon") == true, "\(taskLine ?? "")")
+        #expect(dot.split(separator: "\n").first { $0.hasPrefix("  n1 [") }?.contains("hexagon") == false)
+        #expect(dot.contains(##"n1 -> n3 [label="buffer", style="bold,dashed"];"##), "\(dot)")
+    }
+
     @Test(
         "the legend cannot run together in another renderer's font: two entries a row, a wide gap, samples as borders")
     func legendLeavesRoomBetweenEntries() throws {
