@@ -77,3 +77,37 @@ private func liveMessage<T: AnyObject>(_ type: T.Type, expected: Int, live: Int)
     }
     return message
 }
+
+/// Records an issue for every task the graph can see still alive (``LeakGraph/liveTasks()``): for
+/// tests that must end with nothing in flight, as TCA's `TestStore` requires of effects.
+///
+/// ```swift
+/// @Test func stopsListening() {
+///     let model = Listener()
+///     model.start()
+///     model.stop()
+///     expectNoRunningTasks()
+/// }
+/// ```
+///
+/// Only tasks held by a `Task` handle or a pending continuation of an object in the graph are
+/// seen (tracked objects; every object with `LEAKGRAPH_TRACK=all`).
+public func expectNoRunningTasks(sourceLocation: SourceLocation = #_sourceLocation) {
+    guard let message = runningTasksMessage() else { return }
+    Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
+}
+
+/// Fails the current XCTest test for every task the graph can see still alive (see
+/// ``expectNoRunningTasks(sourceLocation:)``).
+public func assertNoRunningTasks(file: StaticString = #filePath, line: UInt = #line) {
+    guard let message = runningTasksMessage() else { return }
+    XCTFail(message, file: file, line: line)
+}
+
+private func runningTasksMessage() -> String? {
+    if !LeakGraph.isEnabled { return "no task checked: " + LeakCheck.notCheckedMessage }
+    let tasks = LeakGraph.liveTasks()
+    guard !tasks.isEmpty else { return nil }
+    return "\(tasks.count) task(s) still alive:\n"
+        + tasks.prefix(20).map { "  " + $0.description }.joined(separator: "\n")
+}
