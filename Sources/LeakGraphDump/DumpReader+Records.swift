@@ -85,12 +85,7 @@ extension DumpReader {
                 case .leaked?: leaked = try parser.null() ? false : try parser.bool()
                 case .processWide?: processWide = try parser.null() ? false : try parser.bool()
                 case .unread?: if try !parser.null() { unread = try readUnread() }
-                case .heldBy?:
-                    if try !parser.null() {
-                        try parser.beginArray()
-                        var firstName = true
-                        while try parser.nextElement(first: &firstName) { heldBy.append(try parser.string()) }
-                    }
+                case .heldBy?: if try !parser.null() { heldBy = try strings() }
                 default: try parser.skipValue()
                 }
             }
@@ -113,6 +108,20 @@ extension DumpReader {
         object.heldByGlobals = heldBy
         contents.objects.append(object)
         if leaked { contents.leakedFlags.append(id) }
+    }
+
+    /// An array of strings (a stack's frames, an object's `heldBy`), each element's index kept in
+    /// the location for errors.
+    mutating func strings() throws(DumpParseError) -> [String] {
+        try parser.beginArray()
+        var list: [String] = []
+        var first = true
+        while try parser.nextElement(first: &first) {
+            location.innerIndex = list.count
+            list.append(try parser.string())
+        }
+        location.innerIndex = -1
+        return list
     }
 
     /// An object's `unread` records (their `object` is filled in by the caller).
@@ -213,16 +222,7 @@ extension DumpReader {
                 location.field = field
                 switch DumpFields.stack.field(field) {
                 case .id?: id = try parser.int()
-                case .frames?:
-                    try parser.beginArray()
-                    var list: [String] = []
-                    var firstFrame = true
-                    while try parser.nextElement(first: &firstFrame) {
-                        location.innerIndex = list.count
-                        list.append(try parser.string())
-                    }
-                    location.innerIndex = -1
-                    frames = list
+                case .frames?: frames = try strings()
                 case .userFrame?: userFrame = try optionalInt()
                 default: try parser.skipValue()
                 }

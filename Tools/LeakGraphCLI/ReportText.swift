@@ -87,7 +87,7 @@ package enum ReportText {
             for holder in cycle.holders.prefix(limit) {
                 out += "      \(holder.object.displayName) is held from outside"
                 if holder.unexplained > 0 { out += ": \(holder.unexplained) reference(s) the graph does not show" }
-                if let globals = holder.object.heldBy { out += " (held by global \(globals.joined(separator: ", ")))" }
+                out += LeakTrace.heldByGlobalsText(holder.object.heldBy ?? [])
                 if !holder.knownHolders.isEmpty {
                     out +=
                         (holder.unexplained > 0 ? "; " : " by ")
@@ -103,7 +103,7 @@ package enum ReportText {
         for object in summary.unknownOwners.prefix(limit) {
             out += "  \(object.displayName): \(object.unexplained ?? 0) unexplained reference(s)"
             if object.reachesUnreadMemory == true { out += " (it reaches memory LeakGraph could not read)" }
-            if let globals = object.heldBy { out += " (held by global \(globals.joined(separator: ", ")))" }
+            out += LeakTrace.heldByGlobalsText(object.heldBy ?? [])
             out += object.site.map { ", allocated at \($0)" } ?? ""
             out += "\n"
         }

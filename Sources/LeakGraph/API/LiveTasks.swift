@@ -35,7 +35,10 @@ extension LeakGraph {
     ///
     /// Cost: one full snapshot and the symbolication of the tasks' resume points.
     public static func liveTasks() -> [LiveTask] {
-        let (snapshot, report) = findLeaksToDescribe()
+        let (found, report) = findLeaks()
+        // Only the tasks are named: nothing else of the snapshot is shown.
+        var snapshot = found
+        Symbolicator.nameTasks(&snapshot)
         let tasks = snapshot.objects.filter { $0.type == TaskNode.typeName }
         guard !tasks.isEmpty else { return [] }
         let ids = Set(tasks.map(\.id))

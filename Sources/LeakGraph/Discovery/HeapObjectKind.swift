@@ -45,7 +45,13 @@ enum HeapObjectKind: Equatable {
         guard map.readableBytes(at: address) >= UInt(descriptionOffset + 8) else { return false }
         let kind = metadata.load(as: UInt.self)
         guard kind == 0 || kind >= 0x800 else { return false }
-        let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        return hasClassDescriptor(metadata, map: map)
+    }
+
+    /// Whether the class metadata readable at `metadata` (in place, or a copy) names a class's
+    /// nominal type descriptor in a loaded image.
+    static func hasClassDescriptor(_ metadata: UnsafeRawPointer, map: MemoryMap) -> Bool {
+        let descriptor = metadata.load(fromByteOffset: ClassMetadataLayout.descriptionOffset, as: UInt.self)
         guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
             let pointer = UnsafeRawPointer(bitPattern: descriptor)
         else { return false }

@@ -12,8 +12,7 @@ extension HeapWalker {
         guard word != 0 else { return }
         let position = heldPosition(word, false)
         guard position >= 0 else { return }
-        candidates.append(
-            CandidateReference(from: work.owner, to: position, label: label, region: -1, isUnmanagedField: true))
+        candidates.append(CandidateReference(from: work.owner, to: position, label: label, region: -1))
     }
 
     /// Starts a region of untyped words: said unread (`why`) unless every word in it is
@@ -26,19 +25,25 @@ extension HeapWalker {
     /// One word of an untyped region: a live object's address is a candidate reference; a word
     /// that looks like an object the snapshot does not hold (one tracking did not record, a
     /// storage buffer) leaves the region unread, since what it holds cannot be followed.
-    mutating func compare(
+    mutating func compare(_ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String) {
+        guard word != 0, !candidate(word, in: region, from: work, label: label()) else { return }
+        unsettle(region, ifObject: word)
+    }
+
+    /// A candidate reference when `word` is a held object's address; false when it is not.
+    mutating func candidate(
         _ word: UInt, in region: Int32, from work: Work, label: @autoclosure () -> String, isTaskWord: Bool = false
-    ) {
-        guard word != 0 else { return }
+    ) -> Bool {
         let position = heldPosition(word, false)
-        if position >= 0 {
-            candidates.append(
-                CandidateReference(
-                    from: work.owner, to: position, label: label(), region: region, isUnmanagedField: false,
-                    isTaskWord: isTaskWord))
-        } else if regions[Int(region)].isAccountedFor, looksLikeObject(word) {
-            regions[Int(region)].isAccountedFor = false
-        }
+        guard position >= 0 else { return false }
+        candidates.append(
+            CandidateReference(from: work.owner, to: position, label: label(), region: region, isTaskWord: isTaskWord))
+        return true
+    }
+
+    /// Leaves `region` unread when `word`, which matched no held object, looks like an object.
+    mutating func unsettle(_ region: Int32, ifObject word: UInt) {
+        if regions[Int(region)].isAccountedFor, looksLikeObject(word) { regions[Int(region)].isAccountedFor = false }
     }
 
     /// `count` untyped words at `offset` of the work's memory.
@@ -121,6 +126,18 @@ extension HeapWalker {
         return (0..<count).map { (start + $0) % capacity }
     }
 
+    /// The tail of a `ManagedBuffer` at `address` that the snapshot does not hold: alive (a strong
+    /// reference points at it) and read in place, unless unheld memory is copied — then its size
+    /// comes from a copy of its malloc header and its memory is copied.
+    mutating func unheldTail(_ tail: TypePlan.Tail, at address: UInt, atLeast minimum: Int, owner: Int) {
+        let size =
+            memory.copies
+            ? unheldAllocationSize(address, atLeast: minimum)
+            : UnsafeRawPointer(bitPattern: address).map { lg_allocation_size($0) }
+        let readable = size.flatMap { $0 <= Self.maximumTailBytes ? memory.read(address, count: $0) : nil }
+        self.tail(tail, memory: readable, allocationSize: size, owner: owner)
+    }
+
     /// The most bytes of one `ManagedBuffer` compared (16 MiB: two million words).
     static let maximumTailBytes = 1 << 24
 
@@ -161,17 +178,9 @@ extension HeapWalker {
                 ? UnsafeRawPointer(bitPattern: metadataWord) : memory.copyOf(metadataWord, count: length)
         else { return false }
         switch metadata.load(as: UInt.self) {
-        case 0x400, 0x500:
-            return true
-        case 0, 0x800...:
-            // A class: its nominal type descriptor, in an image, says so too.
-            let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
-            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
-                let pointer = UnsafeRawPointer(bitPattern: descriptor)
-            else { return false }
-            return pointer.load(as: UInt32.self) & 0x1F == 16
-        default:
-            return false
+        case 0x400, 0x500: return true
+        case 0, 0x800...: return HeapObjectKind.hasClassDescriptor(metadata, map: map)
+        default: return false
         }
     }
 }
@@ -184,10 +193,9 @@ struct CandidateReference {
     /// The target: a held object's position.
     let to: Int
     let label: String
-    /// The untyped region it was read from (-1: an `Unmanaged` field).
+    /// The untyped region it was read from (-1: an `Unmanaged` field, drawn as `.unknown` when
+    /// the counts do not confirm it).
     let region: Int32
-    /// An `Unmanaged` field: drawn (as `.unknown`) when the counts do not confirm it.
-    let isUnmanagedField: Bool
     /// A word of a task's memory: drawn (as `.unknown`) when the counts do not confirm it, so
     /// that an owner the task's frames point back at can be said a possible leak.
     var isTaskWord = false

@@ -56,18 +56,15 @@ extension HeapWalker {
                     if codeAddresses.count < 32 { codeAddresses.append(word) }
                     continue
                 }
-                if heldPosition(word, false) >= 0 {
-                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
-                    continue
-                }
+                if candidate(word, in: region, from: taskWork, label: "frames", isTaskWord: true) { continue }
                 guard !ranges.contains(where: { $0.contains(word) }) else { continue }
                 if depth == 2 || word & 15 != 0 {
-                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
+                    unsettle(region, ifObject: word)
                     continue
                 }
                 guard seen.insert(word).inserted else { continue }
                 if looksLikeObject(word) {
-                    compare(word, in: region, from: taskWork, label: "frames", isTaskWord: true)
+                    regions[Int(region)].isAccountedFor = false
                     continue
                 }
                 // A block of the heap that is no object: a slab of frames, perhaps.

@@ -47,13 +47,9 @@ extension HeapWalker {
         let walkable = walkableClasses[metadataWord] ?? Self.isWalkable(cls)
         walkableClasses[metadataWord] = walkable
         guard walkable else {
-            if let reason = Self.foundationUnreadReason(cls) {
-                let node = addNode(
-                    word, type: displayTypeName(cls),
-                    retainCount: UnheldMemory.strongCount(header: header) ?? Int(Int32.max))
-                add(work, to: .node(node), kind: .strong, label: label)
-                noteUnread(owner: trackedCount + node, in: "", why: reason)
-            }
+            foundationNode(
+                word, cls, key: metadataWord, retainCount: UnheldMemory.strongCount(header: header) ?? Int(Int32.max),
+                from: work, label: label)
             return
         }
         let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
@@ -74,13 +70,7 @@ extension HeapWalker {
         if let reason = plan.unreadReason, plan.steps.isEmpty {
             noteUnread(owner: trackedCount + node, in: "", why: reason)
         }
-        if let tail = plan.tail {
-            // Not held: another thread may free it, so its size comes from a copy of its malloc
-            // header and its memory is copied.
-            let size = unheldAllocationSize(word, atLeast: instanceSize)
-            let copy = size.flatMap { $0 <= Self.maximumTailBytes ? memory.read(word, count: $0) : nil }
-            self.tail(tail, memory: copy, allocationSize: size, owner: trackedCount + node)
-        }
+        if let tail = plan.tail { unheldTail(tail, at: word, atLeast: instanceSize, owner: trackedCount + node) }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(

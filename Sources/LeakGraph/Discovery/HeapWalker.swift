@@ -90,6 +90,9 @@ struct HeapWalker {
     /// The boxes walked so far (see ``box(_:from:path:)``).
     var walkedBoxes: Set<UInt> = []
     var walkableClasses: [UInt: Bool] = [:]
+    /// Why each Foundation class met is not read (nil: a value class; see
+    /// ``foundationUnreadReason(_:key:)``).
+    var foundationReasons: [UInt: String?] = [:]
     /// Whether each type met is still loaded (see `HeapObjectKind.isLoaded`).
     var loadedTypes: [UInt: Bool] = [:]
     /// Instance plans by class metadata, without the shared cache's lock.
@@ -164,7 +167,7 @@ struct HeapWalker {
             memory.trust(type: key)  // the class of a held object
         }
         guard walkable else {
-            if let reason = Self.foundationUnreadReason(cls) { noteUnread(owner: index, in: "", why: reason) }
+            if let reason = foundationUnreadReason(cls, key: key) { noteUnread(owner: index, in: "", why: reason) }
             return
         }
         let plan: TypePlan
@@ -373,12 +376,8 @@ struct HeapWalker {
             ?? (HeapObjectKind.isClassMetadata(metadataPointer, map: map) && Self.isWalkable(cls))
         walkableClasses[classKey] = walkable
         guard walkable else {
-            // A Foundation object: a node that says its memory was not read.
-            if HeapObjectKind.isClassMetadata(metadataPointer, map: map), let reason = Self.foundationUnreadReason(cls)
-            {
-                let node = addNode(word, type: displayTypeName(cls))
-                add(work, to: .node(node), kind: .strong, label: label)
-                noteUnread(owner: trackedCount + node, in: "", why: reason)
+            if HeapObjectKind.isClassMetadata(metadataPointer, map: map) {
+                foundationNode(word, cls, key: classKey, retainCount: nil, from: work, label: label)
             }
             return
         }
@@ -389,14 +388,7 @@ struct HeapWalker {
             inlineWeakAndUnownedReferences)
         add(work, to: .node(node), kind: .strong, label: label)
         let plan = TypePlan.ofInstances(cls)
-        if let tail = plan.tail {
-            // Alive (a held object's strong reference points at it) and read in place, unless copying.
-            let size =
-                memory.copies
-                ? unheldAllocationSize(word, atLeast: tail.offset) : lg_allocation_size(pointer)
-            let readable = size.flatMap { $0 <= Self.maximumTailBytes ? memory.read(word, count: $0) : nil }
-            self.tail(tail, memory: readable, allocationSize: size, owner: trackedCount + node)
-        }
+        if let tail = plan.tail { unheldTail(tail, at: word, atLeast: tail.offset, owner: trackedCount + node) }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(
@@ -441,22 +433,40 @@ struct HeapWalker {
             || name.hasPrefix("_NS")
     }
 
-    /// Why the references of an object of a class that is not walked are not read; nil for
-    /// Foundation's value classes, which hold no object references (strings, data, numbers,
-    /// dates, URLs, …).
-    static func foundationUnreadReason(_ cls: AnyClass) -> String? {
-        let name = qualifiedTypeName(cls)
-        let valueClasses = [
-            "String", "MutableString", "Data", "MutableData", "Number", "Value", "Date", "URL", "UUID", "Locale",
-            "TimeZone", "Calendar", "CharacterSet", "MutableCharacterSet", "RegularExpression", "Decimal",
-            "IndexSet", "MutableIndexSet", "CFString", "CFData", "CFNumber", "CFBoolean", "Null", "Error",
-        ]
+    /// Why the references of an object of a class that is not walked are not read (per class,
+    /// `key` its metadata: worked out once); nil for Foundation's value classes, which hold no
+    /// object references (strings, data, numbers, dates, URLs, …).
+    mutating func foundationUnreadReason(_ cls: AnyClass, key: UInt) -> String? {
+        if let known = foundationReasons[key] { return known }
+        let reason = Self.foundationUnreadReason(qualifiedTypeName(cls), displayName: displayTypeName(cls))
+        foundationReasons[key] = reason
+        return reason
+    }
+
+    private static let foundationValueClasses = [
+        "String", "MutableString", "Data", "MutableData", "Number", "Value", "Date", "URL", "UUID", "Locale",
+        "TimeZone", "Calendar", "CharacterSet", "MutableCharacterSet", "RegularExpression", "Decimal",
+        "IndexSet", "MutableIndexSet", "CFString", "CFData", "CFNumber", "CFBoolean", "Null", "Error",
+    ]
+
+    private static func foundationUnreadReason(_ name: String, displayName: String) -> String? {
         let bare = name.split(separator: ".").last.map { $0.drop { $0 == "_" } } ?? ""
-        for value in valueClasses where bare == "NS\(value)" || bare.hasPrefix("NSCF\(value)") || bare == value {
+        for value in foundationValueClasses
+        where bare == "NS\(value)" || bare.hasPrefix("NSCF\(value)") || bare == value {
             return nil
         }
-        return
-            "a Foundation object (\(displayTypeName(cls))): its storage may be Core Foundation's, not its Swift fields"
+        return "a Foundation object (\(displayName)): its storage may be Core Foundation's, not its Swift fields"
+    }
+
+    /// A Foundation object the snapshot does not hold and does not walk: a node that says its
+    /// memory was not read (none for a value class). `retainCount` nil: read from the runtime.
+    mutating func foundationNode(
+        _ address: UInt, _ cls: AnyClass, key: UInt, retainCount: Int?, from work: Work, label: String
+    ) {
+        guard let reason = foundationUnreadReason(cls, key: key) else { return }
+        let node = addNode(address, type: displayTypeName(cls), retainCount: retainCount)
+        add(work, to: .node(node), kind: .strong, label: label)
+        noteUnread(owner: trackedCount + node, in: "", why: reason)
     }
 
     mutating func addNode(_ address: UInt, type: String, retainCount: Int? = nil) -> Int {

@@ -119,6 +119,7 @@ enum UnreadReach {
             let node = index.node(of: unread.object)
             if node >= 0 { firstRecord[node] = Int32(record) }
         }
+        let tasks = TasksPointingBack(snapshot)
         var result: [PossibleLeak] = []
         for owner in unknownOwners {
             let start = index.node(of: owner.object)
@@ -149,9 +150,7 @@ enum UnreadReach {
                     stack.append(target)
                 }
             }
-            if found < 0 {
-                found = taskPointingBack(at: start, snapshot: snapshot, graph: graph, index: index, limit: limit)
-            }
+            if found < 0 { found = tasks.record(reachedFrom: start, snapshot: snapshot, graph: graph, limit: limit) }
             guard found >= 0 else { continue }
             result.append(
                 PossibleLeak(
@@ -161,29 +160,39 @@ enum UnreadReach {
         return result
     }
 
+}
+
+/// The tasks whose memory points at an object the counts did not confirm they hold (their
+/// `.unknown` "frames" edges), and their unread records: gathered in one pass over the edges.
+private struct TasksPointingBack {
+    /// Target id → the tasks pointing at it.
+    private var tasksPointingAt: [UInt64: Set<UInt64>] = [:]
+    /// Task id → its unread record.
+    private var recordOfTask: [UInt64: Int32] = [:]
+
+    init(_ snapshot: GraphSnapshot) {
+        for edge in snapshot.edges where edge.kind == .unknown && edge.label == "frames" {
+            tasksPointingAt[edge.to, default: []].insert(edge.from)
+        }
+        guard !tasksPointingAt.isEmpty else { return }
+        for (record, unread) in snapshot.unreadReferences.enumerated().reversed() where unread.isTaskMemory {
+            recordOfTask[unread.object] = Int32(record)
+        }
+    }
+
     /// The unread record of a task that `start` reaches over owning edges (within `limit`
-    /// objects) and whose memory points back at `start` (an `.unknown` "frames" edge): the task
-    /// may be what holds it. -1 when there is none.
-    private static func taskPointingBack(
-        at start: Int, snapshot: GraphSnapshot, graph: StrongGraph, index: NodeIndex, limit: Int
-    ) -> Int32 {
-        let startID = snapshot.objects[start].id
-        let tasks = Set(
-            snapshot.edges.lazy.filter { $0.kind == .unknown && $0.to == startID && $0.label == "frames" }.map(\.from))
-        guard !tasks.isEmpty else { return -1 }
+    /// objects) and whose memory points back at `start`: the task may be what holds it. -1 when
+    /// there is none.
+    func record(reachedFrom start: Int, snapshot: GraphSnapshot, graph: StrongGraph, limit: Int) -> Int32 {
+        guard let tasks = tasksPointingAt[snapshot.objects[start].id] else { return -1 }
         var queue = [start]
         var seen: Set<Int> = [start]
         var head = 0
         while head < queue.count, head < limit {
             let node = queue[head]
             head += 1
-            if tasks.contains(snapshot.objects[node].id),
-                let record = snapshot.unreadReferences.firstIndex(where: {
-                    $0.object == snapshot.objects[node].id && $0.isTaskMemory
-                })
-            {
-                return Int32(record)
-            }
+            let id = snapshot.objects[node].id
+            if tasks.contains(id), let record = recordOfTask[id] { return record }
             for edge in Int(graph.offsets[node])..<Int(graph.offsets[node + 1]) {
                 let target = Int(graph.targets[edge])
                 if seen.insert(target).inserted { queue.append(target) }

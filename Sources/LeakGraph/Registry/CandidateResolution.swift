@@ -33,20 +33,19 @@ enum CandidateResolution {
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []
         for candidate in candidates {
-            let confirmed = pointing[candidate.to] == unexplained[candidate.to]
             let kind: EdgeKind
-            if confirmed {
+            if pointing[candidate.to] == unexplained[candidate.to] {
                 kind = .unmanaged
-            } else if candidate.isUnmanagedField || (candidate.isTaskWord && unexplained[candidate.to] > 0) {
-                // Drawn, never owning: an `Unmanaged`, or a task's word at an object with
-                // references nothing explains (the task may hold it).
-                if candidate.isTaskWord { regions[Int(candidate.region)].isAccountedFor = false }
-                kind = .unknown
             } else {
                 // A word at an object whose every reference is explained already holds nothing the
                 // graph misses (a borrowed copy in a frame); otherwise the memory stays unread.
-                if unexplained[candidate.to] > 0 { regions[Int(candidate.region)].isAccountedFor = false }
-                continue
+                let unexplainedRemain = unexplained[candidate.to] > 0
+                let isUnmanagedField = candidate.region < 0
+                if !isUnmanagedField && unexplainedRemain { regions[Int(candidate.region)].isAccountedFor = false }
+                // Drawn, never owning: an `Unmanaged`, or a task's word at an object with
+                // references nothing explains (the task may hold it).
+                guard isUnmanagedField || (candidate.isTaskWord && unexplainedRemain) else { continue }
+                kind = .unknown
             }
             let key = EdgeKey(from: candidate.from, to: candidate.to, label: candidate.label, kind: kind)
             if let existing = added[key] {

@@ -61,20 +61,32 @@ extension Snapshotter {
         let wallNow = coarseWallClockNanoseconds()
         held.reserveCapacity(held.count + count)
         retainCounts.reserveCapacity(retainCounts.count + count)
-        // Types whose library was unloaded (`dlclose`) while their objects live: never read.
-        var loaded: [UInt: Bool] = [:]
+        // Each type once per snapshot (one lookup per object): LeakGraph's own, the program's, or
+        // unloaded with its library (`dlclose`) while its objects live — never read. Whether a
+        // type is LeakGraph's is kept across snapshots; whether it is loaded is not.
+        enum Kind { case own, program, unloaded }
+        var kinds: [UInt: Kind] = [:]
         for record in UnsafeBufferPointer(start: buffer, count: count) {
-            let isLoaded = loaded[record.metadata] ?? HeapObjectKind.isLoaded(record.metadata, map: map)
-            loaded[record.metadata] = isLoaded
-            let isOwn = isLoaded && (ownTypes[record.metadata] ?? isLeakGraphType(record.metadata))
-            if isOwn {
+            let kind: Kind
+            if let known = kinds[record.metadata] {
+                kind = known
+            } else if !HeapObjectKind.isLoaded(record.metadata, map: map) {
+                kind = .unloaded
+                kinds[record.metadata] = kind
+            } else {
+                let isOwn = ownTypes[record.metadata] ?? isLeakGraphType(record.metadata)
+                ownTypes[record.metadata] = isOwn
+                kind = isOwn ? .own : .program
+                kinds[record.metadata] = kind
+            }
+            if kind == .own {
                 own.append(record.address)
                 continue
             }
-            if isLoaded { ownTypes[record.metadata] = isOwn }
             let age = monotonicNow > record.nanoseconds ? monotonicNow - record.nanoseconds : 0
             let entry = ObjectSlot(
-                address: record.address, metadata: isLoaded ? record.metadata : unloadedTypeMetadata, id: record.id,
+                address: record.address, metadata: kind == .unloaded ? unloadedTypeMetadata : record.metadata,
+                id: record.id,
                 time: wallNow > age ? wallNow - age : 0, stack: record.stack >= 0 ? -2 - record.stack : -1,
                 scope: record.scope)
             let pointer = UnsafeMutableRawPointer(bitPattern: record.address)!

@@ -94,9 +94,7 @@ public enum LeakTrace {
             for holder in cycle.unexplainedHolders {
                 var text = "  \(name(holder.object, snapshot)) is held from outside"
                 if holder.unexplained > 0 { text += " by \(holder.unexplained) reference(s) the graph does not show" }
-                if let globals = snapshot.object(holder.object)?.heldByGlobals, !globals.isEmpty {
-                    text += " (held by global \(globals.joined(separator: ", ")))"
-                }
+                text += heldByGlobals(holder.object, snapshot)
                 if !holder.knownHolders.isEmpty {
                     text +=
                         (holder.unexplained > 0 ? " and" : " by") + " "
@@ -125,10 +123,7 @@ public enum LeakTrace {
                 lines.append(
                     "  \(name(owner.object, snapshot)) — \(owner.unexplained) unexplained reference(s)"
                         + (owner.reachesUnreadMemory ? " (it reaches memory LeakGraph could not read)" : "")
-                        + (snapshot.object(owner.object).map {
-                            $0.heldByGlobals.isEmpty
-                                ? "" : " (held by global \($0.heldByGlobals.joined(separator: ", ")))"
-                        } ?? "")
+                        + heldByGlobals(owner.object, snapshot)
                         + site(owner.object, snapshot))
             }
             if unknown.count > 20 { lines.append("  … and \(unknown.count - 20) more") }
@@ -215,6 +210,16 @@ public enum LeakTrace {
     static let backReferenceWords = [
         "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
     ]
+
+    /// ` (held by global keptForever (App))` when globals were found holding the object, else "".
+    static func heldByGlobals(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
+        heldByGlobalsText(snapshot.object(id)?.heldByGlobals ?? [])
+    }
+
+    /// ` (held by global a, b)`, or "" for no globals: the one wording of every output.
+    package static func heldByGlobalsText(_ globals: [String]) -> String {
+        globals.isEmpty ? "" : " (held by global \(globals.joined(separator: ", ")))"
+    }
 
     /// Chooses the edge to cut, in order of preference: a capture made by the user's own
     /// closure (`[weak self]`); the first step a library's rule matches (LeakGraphRx: the

@@ -167,7 +167,7 @@ public enum Symbolicator {
     /// of the partial functions it resumes in, not return addresses. The first one outside the
     /// runtime names it (`waiting in closure #1 in Listener.start() at Listener.swift:12`, its
     /// label); it has no allocation stack.
-    private static func nameTasks(_ snapshot: inout GraphSnapshot) {
+    static func nameTasks(_ snapshot: inout GraphSnapshot) {
         for index in snapshot.objects.indices where snapshot.objects[index].type == TaskNode.typeName {
             guard let stack = snapshot.objects[index].stack, snapshot.stacks.indices.contains(stack),
                 snapshot.stacks[stack].needsSymbolication
@@ -305,8 +305,7 @@ public enum Symbolicator {
 
     /// Whether a mangled symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …).
     static func isLeakGraphSymbol(_ mangled: String) -> Bool {
-        ["$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine", "$s13LeakGraphDump"]
-            .contains { mangled.hasPrefix($0) }
+        ownModulePrefixes.contains { mangled.hasPrefix($0) }
     }
 
     private struct Located {
@@ -358,7 +357,7 @@ public enum Symbolicator {
                     let function = mangled.map(demangle)
                     let file = found.file
                     let isOwn =
-                        mangled.map { name in ownModulePrefixes.contains { name.hasPrefix($0) } } ?? false
+                        mangled.map(isLeakGraphSymbol) ?? false
                         || file.map(isLeakGraphFile) ?? false
                     return Frame(
                         function: function ?? String(format: "0x%lx", entry.offset), file: file, line: found.line,
