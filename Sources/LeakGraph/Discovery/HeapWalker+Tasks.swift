@@ -4,16 +4,19 @@ import CLeakGraphSupport
 /// reference) or a pending continuation (the only thing that can resume a suspended task).
 ///
 /// The runtime allocates a task with `malloc`, outside `swift_allocObject`, so no task is ever
-/// recorded: one reached this way becomes a node of type `Task`, read through fault-safe copies
-/// (it may finish and be freed meanwhile). Its memory — its header, its closure's context and its
+/// recorded: one reached this way becomes a node of type `Task`, always read through fault-safe
+/// copies, whatever the snapshot's mode — a task runs on its own thread and may finish and be
+/// freed while the walk is inside it, even when the tracked objects are quiet. Its memory — its header, its closure's context and its
 /// first async frames, which live in the task's own allocation — is compared word by word with the
 /// live objects (see ``compare(_:in:from:label:)``): a closure context or an object a frame holds
 /// counts as held by the task where its retain count has exactly that room.
 extension HeapWalker {
     mutating func task(_ address: UInt, from work: Work, label: String) {
         guard isNewUnrecordedNode(address, from: work, label: label) else { return }
-        guard address & 7 == 0, let header = memory.read(address, count: 16),
-            let kind = memory.readMetadata(header.load(as: UInt.self), count: 8)?.load(as: UInt.self),
+        guard address & 7 == 0, let header = memory.copyOf(address, count: 16),
+            // A task's class is the runtime's own, in an image: a stale word is never followed.
+            case let metadata = header.load(as: UInt.self), map.isImage(metadata, length: 8),
+            let kind = memory.readMetadata(metadata, count: 8)?.load(as: UInt.self),
             kind == HeapObjectKind.taskMetadataKind
         else { return }
         let holders = UnheldMemory.strongCount(header: header) ?? Int(Int32.max)
@@ -28,7 +31,7 @@ extension HeapWalker {
                 + "which borrowed copies nothing tells")
         // Its allocation: the task, its initial context and the first slab of its frames.
         guard let size = unheldAllocationSize(address, atLeast: 64), size <= Self.maximumTaskBytes,
-            let memory = memory.read(address, count: size)
+            let memory = memory.copyOf(address, count: size)
         else {
             regions[Int(region)].isAccountedFor = false
             return
