@@ -92,10 +92,13 @@ extension LeakGraph {
         snapshot: GraphSnapshot, report: LeakReport
     ) {
         let found = findLeaks(options: options)
-        var snapshot = Symbolicator.symbolicate(found.snapshot)
-        snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
-        nameGlobalHolders(in: &snapshot, report: found.report)
-        return (snapshot, found.report)
+        // Stacks, closures, field declarations and globals: one symbolizer for all of them.
+        return ExternalSymbolizer.shared.withSession {
+            var snapshot = Symbolicator.symbolicate(found.snapshot)
+            snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
+            nameGlobalHolders(in: &snapshot, report: found.report)
+            return (snapshot, found.report)
+        }
     }
 
     /// Names the globals holding the objects whose holders the graph does not show: unknown

@@ -18,6 +18,24 @@ final class ExternalSymbolizer: Sendable {
     private let symbolizer: (path: String, isLLVM: Bool)?
     private let demangler: String?
     private let demangled = Locked<[String: String]>([:], heldAcrossFork: true)
+    /// The running `llvm-symbolizer` and how many jobs use it (see ``withSession(_:)``).
+    private let session = Locked<SessionState>(SessionState(), heldAcrossFork: true)
+
+    private struct SessionState {
+        var running: SymbolizerSession?
+        var jobs = 0
+        /// The process the state is about: a forked child inherits its parent's tool and jobs
+        /// (threads that do not exist in it), and starts again from none of either.
+        var process = getpid()
+
+        mutating func forgetParent() {
+            guard process != getpid() else { return }
+            running?.end()  // Only the child's copies of the descriptors are closed.
+            running = nil
+            jobs = 0
+            process = getpid()
+        }
+    }
 
     /// Longest a child process may run before it is killed.
     static let deadline: TimeInterval = 20
@@ -45,20 +63,48 @@ final class ExternalSymbolizer: Sendable {
         return nil
     }
 
+    /// Runs `body`, a job that symbolizes several times (a dump, a failed check), with one
+    /// `llvm-symbolizer` kept running from its first lookup to its end: every image it reads
+    /// stays loaded between the job's batches. Jobs may nest and overlap across threads; the tool
+    /// ends with the last. Lookups outside any job start a tool and end it after their batch.
+    func withSession<Result>(_ body: () throws -> Result) rethrows -> Result {
+        session.withLock { state in
+            state.forgetParent()
+            state.jobs += 1
+        }
+        defer {
+            session.withLock { state in
+                state.jobs = max(0, state.jobs - 1)
+                if state.jobs == 0 {
+                    state.running?.end()
+                    state.running = nil
+                }
+            }
+        }
+        return try body()
+    }
+
+    /// The process of the `llvm-symbolizer` running for the jobs now, if one is.
+    var runningToolID: pid_t? { session.withLock { $0.running?.processID } }
+
     /// Function (mangled), file and line for each offset in `image`, or nil when no tool ran:
     /// for each offset, its frames innermost first — the functions inlined at that address, then
     /// the function that holds it. (Without inlines, a release build blames an object made inside
     /// an inlined function on its caller.)
     func symbolize(image: String, offsets: [UInt]) -> [[Result]]? {
         guard let symbolizer, !offsets.isEmpty else { return nil }
-        let input = offsets.map { String(format: "0x%lx", $0) }.joined(separator: "\n") + "\n"
         if symbolizer.isLLVM {
+            if let lines = ask(image: image, offsets: offsets, kind: "CODE") {
+                return lines.map(Self.parseJSONFrames)
+            }
+            let input = offsets.map { String(format: "0x%lx", $0) }.joined(separator: "\n") + "\n"
             let arguments = ["--obj=\(image)", "--no-demangle", "--inlines", "--output-style=JSON"]
             guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
             let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
             guard lines.count >= offsets.count else { return nil }
             return lines.prefix(offsets.count).map(Self.parseJSONFrames)
         }
+        let input = offsets.map { String(format: "0x%lx", $0) }.joined(separator: "\n") + "\n"
         guard let output = Self.run(symbolizer.path, arguments: ["-f", "-e", image], input: input) else { return nil }
         let lines = output.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
         guard lines.count >= offsets.count * 2 else { return nil }
@@ -81,16 +127,43 @@ final class ExternalSymbolizer: Sendable {
     /// per offset when none does; nil when no tool can tell (llvm-symbolizer's `DATA` lookups).
     func symbolizeData(image: String, offsets: [UInt]) -> [String?]? {
         guard let symbolizer, symbolizer.isLLVM, !offsets.isEmpty else { return nil }
-        let input = offsets.map { String(format: "DATA 0x%lx", $0) }.joined(separator: "\n") + "\n"
-        let arguments = ["--obj=\(image)", "--no-demangle", "--output-style=JSON"]
-        guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
-        let lines = output.split(separator: "\n", omittingEmptySubsequences: true)
-        guard lines.count >= offsets.count else { return nil }
+        let lines: [Substring]
+        if let asked = ask(image: image, offsets: offsets, kind: "DATA") {
+            lines = asked
+        } else {
+            let input = offsets.map { String(format: "DATA 0x%lx", $0) }.joined(separator: "\n") + "\n"
+            let arguments = ["--obj=\(image)", "--no-demangle", "--output-style=JSON"]
+            guard let output = Self.run(symbolizer.path, arguments: arguments, input: input) else { return nil }
+            lines = output.split(separator: "\n", omittingEmptySubsequences: true)
+            guard lines.count >= offsets.count else { return nil }
+        }
         return lines.prefix(offsets.count).map { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 let data = object["Data"] as? [String: Any], let name = data["Name"] as? String, !name.isEmpty
             else { return nil }
             return name
+        }
+    }
+
+    /// One answer line per offset from the running `llvm-symbolizer` (started when none runs, or
+    /// when the one running is a forked parent's); nil when it cannot answer (the caller then
+    /// starts a tool for this batch alone, as before sessions).
+    private func ask(image: String, offsets: [UInt], kind: String) -> [Substring]? {
+        guard let symbolizer, symbolizer.isLLVM, SymbolizerSession.canName(image) else { return nil }
+        let prefix = "\(kind) \"\(image)\" "
+        let requests = offsets.map { prefix + String(format: "0x%lx", $0) }
+        return session.withLock { state -> [Substring]? in
+            state.forgetParent()
+            if state.running == nil {
+                state.running = SymbolizerSession(
+                    path: symbolizer.path, arguments: ["--no-demangle", "--inlines", "--output-style=JSON"])
+            }
+            let answers = state.running?.ask(requests, deadline: Date() + Self.deadline)
+            if answers == nil || state.jobs == 0 {
+                state.running?.end()
+                state.running = nil
+            }
+            return answers
         }
     }
 

@@ -27,9 +27,13 @@ package enum FieldDeclarations {
         var sources = SourceCache()
         var found: [FieldDeclaration] = []
         let classes = Snapshotter.classMetadata(named: Set(wanted.keys), map: map)
+        let chains = classes.mapValues { classChain(from: $0, map: map) }
+        // Every class's deinit looked up in one batch, not one symbolizer round per class.
+        _ = Symbolicator.frameChains(
+            for: Array(Set(chains.values.joined().compactMap { destroyFunction(of: $0, map: map) })),
+            returnAddresses: false)
         for (type, fields) in wanted.sorted(by: { $0.key < $1.key }) {
-            guard let metadata = classes[type] else { continue }
-            let chain = classChain(from: metadata, map: map)
+            guard let chain = chains[type] else { continue }
             let declarations = chain.compactMap { classDeclaration(of: $0, map: map) }
             for field in fields.sorted() {
                 for (file, line) in declarations {
@@ -63,12 +67,7 @@ package enum FieldDeclarations {
     /// The file and line where the class of `metadata` is declared: where its deallocating
     /// deinit, which the metadata's `destroy` word points to, starts.
     private static func classDeclaration(of metadata: UInt, map: MemoryMap) -> (file: String, line: Int)? {
-        // Before the address point: the layout string, destroy, the value witnesses.
-        let destroyAddress = metadata &- 16
-        guard map.readableBytes(at: destroyAddress) >= 8, let pointer = UnsafeRawPointer(bitPattern: destroyAddress)
-        else { return nil }
-        let destroy = pointer.load(as: UInt.self)
-        guard destroy != 0, map.isImage(destroy, length: 1) else { return nil }
+        guard let destroy = destroyFunction(of: metadata, map: map) else { return nil }
         let frame = Symbolicator.frames(for: [destroy], returnAddresses: false)[0]
         // The deallocating deinit (`…CfD`), at the class's own line; anything else is not it.
         guard let function = frame.function, function.hasSuffix(".__deallocating_deinit"),
@@ -76,6 +75,18 @@ package enum FieldDeclarations {
         else { return nil }
         return (file, line)
     }
+}
+
+/// The deallocating deinit the class metadata at `metadata` points to (its `destroy` word),
+/// when it is code in an image.
+private func destroyFunction(of metadata: UInt, map: MemoryMap) -> UInt? {
+    // Before the address point: the layout string, destroy, the value witnesses.
+    let destroyAddress = metadata &- 16
+    guard map.readableBytes(at: destroyAddress) >= 8, let pointer = UnsafeRawPointer(bitPattern: destroyAddress)
+    else { return nil }
+    let destroy = pointer.load(as: UInt.self)
+    guard destroy != 0, map.isImage(destroy, length: 1) else { return nil }
+    return destroy
 }
 
 /// Source files read once each, and the property declarations found in them.

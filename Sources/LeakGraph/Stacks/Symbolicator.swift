@@ -131,6 +131,11 @@ public enum Symbolicator {
 
     /// Fills in the frames of every stack in `snapshot` and the names of capturing closures.
     public static func symbolicate(_ snapshot: GraphSnapshot) -> GraphSnapshot {
+        // Allocation stacks, task entry points and closures: one symbolizer for the three.
+        ExternalSymbolizer.shared.withSession { symbolicateNow(snapshot) }
+    }
+
+    private static func symbolicateNow(_ snapshot: GraphSnapshot) -> GraphSnapshot {
         var result = snapshot
         nameTasks(&result)
         let stackAddresses = snapshot.stacks.filter(\.needsSymbolication).flatMap(\.addresses)

@@ -17,19 +17,51 @@ enum ChildProcess {
     /// What the tool printed on its standard output, or nil when it could not be started, did
     /// not exit with status 0, or ran past `deadline` seconds (it is then killed).
     static func run(_ path: String, arguments: [String], input: [UInt8]?, deadline: TimeInterval) -> [UInt8]? {
+        guard var child = spawn(path, arguments: arguments, withInput: input != nil) else { return nil }
+        let output = withSIGPIPEBlocked {
+            exchange(input: input, to: &child.input, from: child.output, deadline: Date() + deadline)
+        }
+        if output == nil { kill(child.pid, SIGKILL) }
+        let status = child.wait()
+        // Exited normally with status 0 (the wait status's low byte 0, the exit code above it).
+        guard let output, status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
+        return output
+    }
+
+    /// A started tool: its process and this process's ends of its standard input and output
+    /// (not blocking; -1 once closed).
+    struct Spawned {
+        let pid: pid_t
+        var input: Int32
+        var output: Int32
+
+        /// Closes this process's ends and waits for the tool to exit; its wait status.
+        mutating func wait() -> Int32 {
+            for descriptor in [input, output] where descriptor >= 0 { close(descriptor) }
+            input = -1
+            output = -1
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            return status
+        }
+    }
+
+    /// Starts `path` with its standard output on a pipe, its standard input on a pipe too when
+    /// `withInput` (else `/dev/null`), its standard error on `/dev/null`; nil when it cannot.
+    static func spawn(_ path: String, arguments: [String], withInput: Bool) -> Spawned? {
         var inputPipe: [Int32] = [-1, -1]
         var outputPipe: [Int32] = [-1, -1]
         guard makePipe(&outputPipe) else { return nil }
-        defer { closeAll(outputPipe) }
-        if input != nil {
-            guard makePipe(&inputPipe) else { return nil }
+        if withInput {
+            guard makePipe(&inputPipe) else {
+                closeAll(outputPipe)
+                return nil
+            }
         }
-        defer { closeAll(inputPipe) }
-
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        if input != nil {
+        if withInput {
             posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
         } else {
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
@@ -40,34 +72,22 @@ enum ChildProcess {
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else { return nil }
-        // The child has its ends: close ours so that end-of-file arrives when it exits.
-        close(outputPipe[1])
-        outputPipe[1] = -1
-        if input != nil {
-            close(inputPipe[0])
-            inputPipe[0] = -1
+        // The child has its ends: ours of them are closed, so that end-of-file arrives when it exits.
+        defer {
+            closeAll([outputPipe[1], inputPipe[0]])
+        }
+        guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else {
+            closeAll([outputPipe[0], inputPipe[1]])
+            return nil
         }
         setNonBlocking(outputPipe[0])
-        if input != nil { setNonBlocking(inputPipe[1]) }
-        let output = exchange(input: input, to: &inputPipe[1], from: outputPipe[0], deadline: Date() + deadline)
-        if output == nil { kill(pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // Exited normally with status 0 (the wait status's low byte 0, the exit code above it).
-        guard let output, status & 0x7F == 0, (status >> 8) & 0xFF == 0 else { return nil }
-        return output
+        if withInput { setNonBlocking(inputPipe[1]) }
+        return Spawned(pid: pid, input: inputPipe[1], output: outputPipe[0])
     }
 
-    /// Writes `input` and reads the output until end-of-file; nil past the deadline.
-    private static func exchange(
-        input: [UInt8]?, to inputDescriptor: inout Int32, from outputDescriptor: Int32, deadline: Date
-    ) -> [UInt8]? {
-        var output: [UInt8] = []
-        var written = 0
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        // A tool that exits without reading all its input must not kill this process with
-        // SIGPIPE: blocked on this thread meanwhile, and a pending one taken back afterwards.
+    /// Runs `body` with SIGPIPE blocked on this thread, a pending one taken back afterwards: a
+    /// tool that exits without reading all its input must not kill this process.
+    static func withSIGPIPEBlocked<Result>(_ body: () -> Result) -> Result {
         var blocked = sigset_t()
         var previous = sigset_t()
         sigemptyset(&blocked)
@@ -82,6 +102,17 @@ enum ChildProcess {
             }
             pthread_sigmask(SIG_SETMASK, &previous, nil)
         }
+        return body()
+    }
+
+    /// Writes `input` and reads the output until end-of-file; nil past the deadline. Call with
+    /// SIGPIPE blocked (``withSIGPIPEBlocked(_:)``).
+    private static func exchange(
+        input: [UInt8]?, to inputDescriptor: inout Int32, from outputDescriptor: Int32, deadline: Date
+    ) -> [UInt8]? {
+        var output: [UInt8] = []
+        var written = 0
+        var buffer = [UInt8](repeating: 0, count: 65536)
         if input?.isEmpty ?? false, inputDescriptor >= 0 {
             close(inputDescriptor)
             inputDescriptor = -1
@@ -131,11 +162,11 @@ enum ChildProcess {
     /// Makes `descriptor` (one of this process's ends, never the child's: the flag is shared by
     /// both ends' descriptions only when dup'ed, and the tool must read and write blocking) not
     /// block.
-    private static func setNonBlocking(_ descriptor: Int32) {
+    static func setNonBlocking(_ descriptor: Int32) {
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
     }
 
-    private static func closeAll(_ descriptors: [Int32]) {
+    static func closeAll(_ descriptors: [Int32]) {
         for descriptor in descriptors where descriptor >= 0 { close(descriptor) }
     }
 }
