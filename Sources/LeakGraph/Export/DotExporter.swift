@@ -41,11 +41,16 @@ public enum DotExporter {
         /// Objects drawn with a thick double border and a `★ new` line (`leakgraph diff`: the
         /// members of leaks the other dump did not have).
         public var highlighted: Set<UInt64>
+        /// With ``Scope/cyclesWithContext``, the most cycles drawn of one signature (the same loop
+        /// through the same types and fields); the others are counted in the caption. 200,000
+        /// copies of one leak draw as a few, and `dot` lays them out in milliseconds instead of
+        /// 500 nodes' worth of copies in a second. 0 draws every cycle up to ``maximumNodes``.
+        public var examplesPerSignature: Int
 
         /// Creates options.
         public init(
             scope: Scope = .cyclesWithContext, maximumNodes: Int = 500, title: String? = nil, showsLegend: Bool = true,
-            maximumLabelLength: Int = 44, highlighted: Set<UInt64> = []
+            maximumLabelLength: Int = 44, highlighted: Set<UInt64> = [], examplesPerSignature: Int = 3
         ) {
             self.scope = scope
             self.maximumNodes = maximumNodes
@@ -53,6 +58,7 @@ public enum DotExporter {
             self.showsLegend = showsLegend
             self.maximumLabelLength = max(8, maximumLabelLength)
             self.highlighted = highlighted
+            self.examplesPerSignature = max(0, examplesPerSignature)
         }
     }
 
@@ -115,6 +121,17 @@ public enum DotExporter {
         title += " — \(leakedCycleCount) leaked, \(cycles.count - leakedCycleCount) retained cycle(s)"
         if chosen.omitted > 0 { title += "; \(chosen.omitted) more object(s) not drawn" }
         var caption = [title]
+        // The signatures drawn as examples, most copies first.
+        let repeated = chosen.repeated.sorted { ($0.count, $1.signature) > ($1.count, $0.signature) }
+        for group in repeated.prefix(Self.repeatedSignaturesCaptioned) {
+            caption.append(
+                "\(group.count) \(group.leaked ? "leaked" : "retained") cycles like \(group.signature) "
+                    + "(\(group.drawn) drawn)")
+        }
+        if repeated.count > Self.repeatedSignaturesCaptioned {
+            caption.append(
+                "… and \(repeated.count - Self.repeatedSignaturesCaptioned) more signatures drawn as examples")
+        }
         if !cuts.isEmpty && cuts.count <= 3 {
             caption += cuts.values.sorted { $0.edge < $1.edge }.map { "✂ cut " + $0.edge }
         } else if cuts.count > 3 {
@@ -230,10 +247,24 @@ public enum DotExporter {
         var label: String
     }
 
-    /// The objects to draw, in drawing order, and how many were left out.
+    /// How many repeated signatures the caption lists one by one.
+    static let repeatedSignaturesCaptioned = 5
+
+    /// A cycle signature with more copies than were drawn (``Options/examplesPerSignature``).
+    struct RepeatedSignature {
+        var signature: String
+        var leaked: Bool
+        var count: Int
+        var drawn: Int
+    }
+
+    /// The objects to draw, in drawing order, how many were left out, and the signatures drawn
+    /// as examples.
     private static func choose(
         objects: [ObjectInfo], edges: [EdgeInfo], cycles: [Cycle], leaked: Set<UInt64>, options: Options
-    ) -> (ids: [UInt64], omitted: Int) {
+    ) -> (ids: [UInt64], omitted: Int, repeated: [RepeatedSignature]) {
+        var repeated: [String: RepeatedSignature] = [:]
+        var membersChosen = 0
         var chosen: [UInt64] = []
         var chosenSet = Set<UInt64>()
         // One past the cap is enough to know that some were left out.
@@ -253,13 +284,30 @@ public enum DotExporter {
             }
             if chosen.count < enough { leaked.sorted().forEach(choose) }
         case .cyclesWithContext:
+            // Every cycle is looked at (to count the copies of each signature), each drawn while
+            // the picture has room and its signature has fewer than the examples asked.
+            var drawnOfSignature: [String: Int] = [:]
             for leakedFirst in [true, false] {
                 for index in cycles.indices where cycles[index].leaked == leakedFirst {
-                    guard chosen.count < enough else { break }
-                    cycles[index].objects.forEach(choose)
+                    let signature = cycles[index].signature
+                    let drawn = drawnOfSignature[signature, default: 0]
+                    let isExample = options.examplesPerSignature == 0 || drawn < options.examplesPerSignature
+                    if isExample && chosen.count < enough {
+                        cycles[index].objects.forEach(choose)
+                        drawnOfSignature[signature] = drawn + 1
+                    } else if options.examplesPerSignature == 0 {
+                        break
+                    }
+                    repeated[
+                        signature,
+                        default: RepeatedSignature(
+                            signature: signature, leaked: leakedFirst, count: 0, drawn: 0)
+                    ].count += 1
                 }
             }
+            for (signature, drawn) in drawnOfSignature { repeated[signature]?.drawn = drawn }
             let core = chosenSet
+            membersChosen = core.count
             for edge in edges {
                 guard chosen.count < enough else { break }
                 if core.contains(edge.from) || core.contains(edge.to) {
@@ -272,13 +320,18 @@ public enum DotExporter {
         switch options.scope {
         case .everything: candidates = objects.count
         case .leakedOnly: candidates = max(chosen.count, leaked.count)
-        case .cyclesWithContext: candidates = max(chosen.count, cycles.reduce(0) { $0 + $1.objects.count })
+        case .cyclesWithContext: candidates = cycles.reduce(0) { $0 + $1.objects.count }
         }
         // Exact for `.everything`; for the other scopes, the cycle members left out (context
         // objects beyond the cap are not counted).
-        let omitted = max(0, candidates - options.maximumNodes)
+        let omitted =
+            options.scope == .cyclesWithContext
+            ? max(0, candidates - min(membersChosen, options.maximumNodes))
+            : max(0, candidates - options.maximumNodes)
         if chosen.count > options.maximumNodes { chosen.removeLast(chosen.count - options.maximumNodes) }
-        return (chosen, omitted)
+        let examples =
+            options.examplesPerSignature == 0 ? [] : repeated.values.filter { $0.drawn > 0 && $0.count > $0.drawn }
+        return (chosen, omitted, examples)
     }
 
     /// The edge to cut in each leaked cycle that is drawn whole (at most 100 cycles: beyond that

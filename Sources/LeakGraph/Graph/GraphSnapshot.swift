@@ -50,13 +50,19 @@ public struct GraphSnapshot: Sendable, Hashable {
 
     /// The object with `id`, if it is in the snapshot (binary search).
     public func object(_ id: UInt64) -> ObjectInfo? {
+        position(of: id).map { objects[$0] }
+    }
+
+    /// The index in ``objects`` of the object with `id`: for reading one field of many objects
+    /// without copying each whole.
+    package func position(of id: UInt64) -> Int? {
         var low = 0
         var high = objects.count
         while low < high {
             let mid = (low + high) / 2
             if objects[mid].id < id { low = mid + 1 } else { high = mid }
         }
-        return low < objects.count && objects[low].id == id ? objects[low] : nil
+        return low < objects.count && objects[low].id == id ? low : nil
     }
 
     /// The stack with `id`.

@@ -24,20 +24,24 @@ public enum CycleSites {
     public static func sites(of cycles: [Cycle], in snapshot: GraphSnapshot) -> [Site] {
         guard let first = cycles.first, let head = first.path.first?.from ?? first.objects.first else { return [] }
         let headType = snapshot.object(head)?.type
-        var counts: [String: Int] = [:]
-        var siteOfStack: [Int: String] = [:]
+        // Counted by stack number (an integer hash per cycle), named once per stack after.
+        var countOfStack: [Int: Int] = [:]
+        var unknown = 0
+        let objects = snapshot.objects
         for cycle in cycles {
-            let member = cycle.objects.first { snapshot.object($0)?.type == headType } ?? cycle.objects.first
-            var place = unknownPlace
-            if let stack = member.flatMap({ snapshot.object($0)?.stack }) {
-                if let known = siteOfStack[stack] {
-                    place = known
-                } else {
-                    place = snapshot.stack(stack)?.userFrameDescription.map(LeakTrace.placeDescription) ?? unknownPlace
-                    siteOfStack[stack] = place
-                }
+            let positions = cycle.objects.lazy.compactMap { snapshot.position(of: $0) }
+            let member = positions.first { objects[$0].type == headType } ?? positions.first
+            if let stack = member.flatMap({ objects[$0].stack }) {
+                countOfStack[stack, default: 0] += 1
+            } else {
+                unknown += 1
             }
-            counts[place, default: 0] += 1
+        }
+        var counts: [String: Int] = [:]
+        if unknown > 0 { counts[unknownPlace] = unknown }
+        for (stack, count) in countOfStack {
+            let place = snapshot.stack(stack)?.userFrameDescription.map(LeakTrace.placeDescription) ?? unknownPlace
+            counts[place, default: 0] += count
         }
         return counts.map { Site(place: $0.key, count: $0.value) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.place < $1.place }

@@ -40,17 +40,26 @@ package enum KnownLeaks {
         let patterns = catalog.compactMap { leak in LoopPattern(leak.pattern).map { (leak, $0) } }
         guard !patterns.isEmpty else { return }
         var verdicts: [String: String?] = [:]
+        var previous: (signature: String, verdict: String?)?
         for index in report.cycles.indices where report.cycles[index].leaked {
             if keepingMarks && report.cycles[index].libraryLeak != nil { continue }
             let cycle = report.cycles[index]
             // One signature, one answer: a suite's thousand identical pairs are matched once.
+            // The previous cycle's first: repeated signatures come in runs, and comparing a
+            // string with itself is free where hashing one that is not ASCII is not.
+            if let (signature, known) = previous, signature == cycle.signature {
+                report.cycles[index].libraryLeak = known
+                continue
+            }
             if let known = verdicts[cycle.signature] {
+                previous = (cycle.signature, known)
                 report.cycles[index].libraryLeak = known
                 continue
             }
             let loop = cycle.path.map { step in (type: snapshot.object(step.from)?.type ?? "", label: step.label) }
             let match = patterns.first { $0.1.matches(loop) }?.0.description
             verdicts[cycle.signature] = .some(match)
+            previous = (cycle.signature, match)
             report.cycles[index].libraryLeak = match
         }
     }

@@ -119,6 +119,34 @@ struct DotExporterTests {
         #expect(!dot.contains("n3 ["))
     }
 
+    @Test("many copies of one leak are drawn as a few examples, the rest counted in the caption")
+    func repeatedSignaturesDrawnAsExamples() {
+        var builder = GraphBuilder()
+        for pair in 0..<10 {
+            let parent = UInt64(pair * 2 + 1)
+            builder = builder.object(parent, "Parent").object(parent + 1, "Child")
+                .edge(parent, parent + 1, "child").edge(parent + 1, parent, "parent")
+        }
+        // Another signature, once.
+        builder = builder.object(100, "Owner").object(101, "Listener")
+            .edge(100, 101, "listener").edge(101, 100, "owner")
+        let graph = builder.build()
+        let dot = DotExporter.render(graph)
+        let nodes = dot.split(separator: "\n").filter {
+            $0.hasPrefix("  n") && $0.contains(" [label=") && !$0.contains("->")
+        }
+        #expect(nodes.count == 3 * 2 + 2, "\(nodes)")
+        #expect(dot.contains("10 leaked cycles like "), "\(dot)")
+        #expect(dot.contains("(3 drawn)"))
+        #expect(dot.contains("14 more object(s) not drawn"))
+        #expect(!dot.contains("1 leaked cycles like Owner"), "a signature drawn whole is not captioned")
+        let every = DotExporter.render(graph, options: .init(examplesPerSignature: 0))
+        #expect(
+            every.split(separator: "\n").filter { $0.hasPrefix("  n") && $0.contains(" [label=") && !$0.contains("->") }
+                .count == 22)
+        #expect(!every.contains("cycles like"))
+    }
+
     @Test("the output is accepted by Graphviz", .enabled(if: Graphviz.dotExecutable != nil, "needs Graphviz"))
     func graphvizAccepts() throws {
         let directory = NSTemporaryDirectory() + "leakgraph-dot-test-\(getpid())"
