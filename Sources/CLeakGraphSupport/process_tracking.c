@@ -350,6 +350,30 @@ static inline int lg_records_kind(const void *metadata) {
     return destroy < lg_core_start || destroy >= lg_core_end;
 }
 
+// The stack this thread interned last: a loop allocating at one line captures the same frames
+// again and again, and comparing them with the last ones (one memcmp) replaces hashing them,
+// taking the stack table's lock and probing it. Ids are never reused (the table only grows), so a
+// remembered id stays right for the life of the process, and of a forked child.
+typedef struct {
+    int32_t stack;
+    int count;
+    uintptr_t frames[128];
+} lg_last_stack;
+static __thread lg_last_stack lg_thread_last_stack = {-1, 0, {0}};
+
+static int32_t lg_intern_stack_of_thread(const uintptr_t *frames, int count) {
+    lg_last_stack *last = &lg_thread_last_stack;
+    if (last->stack >= 0 && last->count == count && memcmp(last->frames, frames, (size_t)count * sizeof(uintptr_t)) == 0)
+        return last->stack;
+    int32_t stack = lg_intern_stack(frames, count);
+    if (stack >= 0) {
+        memcpy(last->frames, frames, (size_t)count * sizeof(uintptr_t));
+        last->count = count;
+        last->stack = stack;
+    }
+    return stack;
+}
+
 __attribute__((noinline)) static void lg_record_allocation(void *object, const void *metadata, size_t size) {
     if (!lg_records_kind(metadata)) return;
     // Zero the body (after the metadata and reference-count words) so that a snapshot never
@@ -365,7 +389,7 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
             uintptr_t frames[128];
             // Skips this function and swift_allocObject.
             int count = lg_capture_stack(frames, depth < 128 ? depth : 128, 2);
-            if (count > 0) stack = lg_intern_stack(frames, count);
+            if (count > 0) stack = lg_intern_stack_of_thread(frames, count);
         }
     }
     // The provider (Swift) only while some leak scope is open: outside any, no Swift code runs
