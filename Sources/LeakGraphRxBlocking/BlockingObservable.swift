@@ -19,8 +19,8 @@ extension ObservableConvertibleType {
 /// A sequence whose results are waited for on the calling thread. Made by `toBlocking()`.
 ///
 /// Events may come from any thread; if they come from the waiting thread itself (a synchronous
-/// source) the result is there before the wait starts. Do not block the main thread on work
-/// scheduled on ``MainScheduler``: nothing would run it.
+/// source) the result is there before the wait starts. On the main thread the wait runs the main
+/// run loop, so work the sequence schedules on ``MainScheduler`` still runs (as in RxBlocking).
 public struct BlockingObservable<Element> {
     let timeout: TimeInterval?
     let source: Observable<Element>
@@ -130,6 +130,7 @@ private final class BlockingCollector<Element>: ObserverType, @unchecked Sendabl
     /// Waits until done; false when the timeout passed first.
     func wait(timeout: TimeInterval?) -> Bool {
         let deadline = timeout.map { Date().addingTimeInterval($0) }
+        if Thread.isMainThread { return waitRunningMainRunLoop(until: deadline) }
         condition.lock()
         defer { condition.unlock() }
         while !done {
@@ -140,6 +141,23 @@ private final class BlockingCollector<Element>: ObserverType, @unchecked Sendabl
             }
         }
         return true
+    }
+
+    /// The main thread waits by running its run loop, as RxSwift's does: work the sequence sends
+    /// to the main queue (`MainScheduler`, `observe(on: MainScheduler.instance)`) runs meanwhile,
+    /// where blocking the thread would wait for it for ever. Checked in slices of 10 ms.
+    private func waitRunningMainRunLoop(until deadline: Date?) -> Bool {
+        while true {
+            condition.lock()
+            let finished = done
+            condition.unlock()
+            if finished { return true }
+            let now = Date()
+            if let deadline, now >= deadline { return false }
+            var slice = now.addingTimeInterval(0.01)
+            if let deadline, deadline < slice { slice = deadline }
+            _ = RunLoop.current.run(mode: .default, before: slice)
+        }
     }
 
     func result(timedOut: Bool) -> MaterializedSequenceResult<Element> {

@@ -2,7 +2,7 @@ import LeakGraph
 
 extension ObservableType {
     /// `combineLatest` of any number of sources of one element type: `resultSelector` gets the
-    /// latest element of each, in the collection's order. An empty collection completes at once.
+    /// latest element of each, in the collection's order. An empty collection sends `resultSelector([])`, then completes (as RxSwift).
     ///
     /// ```swift
     /// Observable.combineLatest([a, b, c]) { $0.reduce(0, +) }
@@ -105,7 +105,13 @@ private final class CombineLatestCollection<SourceElement, Element>: Producer<El
         let sink = CombineLatestCollectionSink(
             count: sources.count, resultSelector: resultSelector, observer: observer, cancel: cancel)
         if sources.isEmpty {
-            sink.serialForward(.completed)
+            // No source: the one row there can ever be, the empty one, then completion (as RxSwift).
+            do {
+                sink.serialForward(.next(try resultSelector([])))
+                sink.serialForward(.completed)
+            } catch {
+                sink.serialForward(.error(error))
+            }
             return (sink, Disposables.create())
         }
         let subscriptions = sources.indices.map { sources[$0].subscribe(sink.observer(index: $0)) }

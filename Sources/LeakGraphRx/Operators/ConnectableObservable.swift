@@ -55,22 +55,22 @@ private final class ConnectableForwarder<Source: ConnectableObservableType>: Con
 
 extension ObservableType {
     /// A connectable observable multicasting through a ``PublishSubject``: subscribers receive
-    /// the events sent after they subscribed.
+    /// the events sent after they subscribed. Each connection has a subject of its own, so a
+    /// connection after the source ended starts afresh.
     public func publish() -> ConnectableObservable<Element> {
-        ConnectableObservableAdapter(source: asObservable(), subject: PublishSubject<Element>())
+        ConnectableObservableAdapter(source: asObservable()) { PublishSubject<Element>() }
     }
 
     /// A connectable observable multicasting through a ``ReplaySubject`` of `bufferSize`:
-    /// subscribers first receive the last `bufferSize` elements.
+    /// subscribers first receive the last `bufferSize` elements of the current connection.
     public func replay(_ bufferSize: Int) -> ConnectableObservable<Element> {
-        ConnectableObservableAdapter(
-            source: asObservable(), subject: ReplaySubject<Element>.create(bufferSize: bufferSize))
+        ConnectableObservableAdapter(source: asObservable()) { ReplaySubject<Element>.create(bufferSize: bufferSize) }
     }
 
     /// A connectable observable multicasting through an unbounded ``ReplaySubject``: subscribers
-    /// first receive every element sent since the connection.
+    /// first receive every element sent since the current connection began.
     public func replayAll() -> ConnectableObservable<Element> {
-        ConnectableObservableAdapter(source: asObservable(), subject: ReplaySubject<Element>.createUnbounded())
+        ConnectableObservableAdapter(source: asObservable()) { ReplaySubject<Element>.createUnbounded() }
     }
 
     /// A connectable observable multicasting through the subjects `makeSubject` makes: one per
@@ -173,7 +173,9 @@ where Base.Observer.Element == Base.Element {
 }
 
 /// One connection of a connectable observable to its source: forwards the source's events into
-/// the subject; a terminal event or `dispose()` disconnects it.
+/// the subject; a terminal event or `dispose()` disconnects it. A terminal event disconnects
+/// first and is delivered after, as RxSwift does: a subscriber that reconnects on completion
+/// gets a new connection (and a new subject), not the one that is ending.
 final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: TrackedObject, ObserverType,
     Cancelable
 {
@@ -212,8 +214,8 @@ final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: 
 
     func on(_ event: Event<Element>) {
         if isDisposed { return }
-        subject.on(event)
         if event.isStopEvent { dispose() }
+        subject.on(event)
     }
 
     func dispose() {
@@ -232,7 +234,9 @@ final class Connection<Subject: TrackedObject & ObserverType & ObservableType>: 
     }
 }
 
-/// The connectable observable of `publish`, `replay` and `multicast`.
+/// The connectable observable of `publish`, `replay` and `multicast`: one subject per
+/// connection, made when the first subscriber or the connection needs it and forgotten when the
+/// connection ends; `multicast(_:)` multicasts through the one subject it was given, always.
 final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType & ObservableType>:
     ConnectableObservable<Subject.Element>
 {
@@ -242,13 +246,13 @@ final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType &
     }
 
     private let source: Observable<Subject.Element>
-    /// The one subject of `publish()` / `replay(_:)`, kept for the adapter's lifetime.
+    /// The subject of `multicast(_:)`, for every connection (held as a field, not captured by a
+    /// closure: the edge to it is declared).
     private let fixedSubject: Subject?
-    /// Makes one subject per connection (`multicast(makeSubject:)`).
+    /// Makes one subject per connection (`publish`, `replay`, `multicast(makeSubject:)`).
     private let makeSubject: (() -> Subject)?
     private let state = Locked(State())
 
-    /// An adapter making a subject per connection.
     init(source: Observable<Subject.Element>, makeSubject: @escaping () -> Subject) {
         self.source = source
         self.fixedSubject = nil
@@ -257,7 +261,6 @@ final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType &
         addTrackedEdge(to: source, label: .source)
     }
 
-    /// An adapter multicasting through `subject` for its whole lifetime.
     init(source: Observable<Subject.Element>, subject: Subject) {
         self.source = source
         self.fixedSubject = subject
@@ -302,7 +305,8 @@ final class ConnectableObservableAdapter<Subject: TrackedObject & ObserverType &
             state.connection = nil
             state.subject = nil
             removeTrackedEdges(label: .connection)
-            removeTrackedEdges(label: .subject)
+            // The subject of `multicast(_:)` stays for the next connection.
+            if fixedSubject == nil { removeTrackedEdges(label: .subject) }
             return dropped
         }
         _ = dropped

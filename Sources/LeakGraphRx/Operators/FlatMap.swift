@@ -209,7 +209,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     /// Elements waiting for a free slot (`.limited`), made on the first wait; read and written
     /// only under `state`'s lock, which serialises the accesses (its exclusivity is not checked
     /// at run time).
-    @exclusivity(unchecked) private var queue: MergeQueue<SourceElement>?
+    @exclusivity(unchecked) private var queue: MergeQueue<Observable<Observer.Element>>?
 
     private let mode: MergeMode
     private let selector: (SourceElement) throws -> Observable<Observer.Element>
@@ -330,25 +330,27 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
             // A selector that throws fails the whole sequence, so the slot need not be given back.
             if let inner = map(element) { subscribe(inner) }
         case .limited(let maximum):
+            // Mapped as it arrives (a selector that throws fails the sequence then), subscribed
+            // when its turn comes: RxSwift's concatMap.
+            guard let inner = map(element) else { return }
             let free = state.locked { state -> Bool in
                 guard state.active < maximum else {
-                    enqueue(element)
+                    enqueue(inner)
                     state.waiting += 1
                     return false
                 }
                 state.active += 1
                 return true
             }
-            // Mapped when its turn comes, as RxSwift's concatMap does.
-            if free, let inner = map(element) { subscribe(inner) }
+            if free { subscribe(inner) }
         }
     }
 
     /// Queues `element` (under `state`'s lock).
     @inline(never)
-    private func enqueue(_ element: SourceElement) {
+    private func enqueue(_ inner: Observable<Observer.Element>) {
         if queue == nil { queue = MergeQueue() }
-        queue!.append(element)
+        queue!.append(inner)
     }
 
     private func map(_ element: SourceElement) -> Observable<Observer.Element>? {
@@ -405,7 +407,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
     /// path handles elements in the queue.
     @inline(never)
     private func takeWaiting() {
-        let next: SourceElement? = state.locked { state in
+        let next: Observable<Observer.Element>? = state.locked { state in
             guard state.waiting > 0 else { return nil }
             state.waiting -= 1
             return queue!.removeFirst()
@@ -420,9 +422,7 @@ private final class MergeSink<SourceElement, Observer: ObserverType>: Serializin
             if done { serialForwardCompleted() }
             return
         }
-        LeakGraph.withAllocationSite(of: self) {
-            if let inner = map(next) { subscribe(inner) }
-        }
+        LeakGraph.withAllocationSite(of: self) { subscribe(next) }
     }
 }
 

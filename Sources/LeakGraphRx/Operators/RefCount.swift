@@ -11,6 +11,9 @@ extension ConnectableObservable {
 private final class RefCountSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
     typealias Element = Observer.Element
     private let parent: RefCount<Element>
+    /// The connection this subscriber counted in (``RefCount``'s generation when it subscribed);
+    /// -1 until then.
+    private let generation = Atomic<Int>(-1)
 
     init(parent: RefCount<Element>, observer: Observer, cancel: Cancelable) {
         self.parent = parent
@@ -20,17 +23,24 @@ private final class RefCountSink<Observer: ObserverType>: Sink<Observer>, Observ
 
     func run() -> Disposable {
         let subscription = parent.source.subscribe(self)
-        parent.acquire()
+        // Ended while subscribing (the subject had already terminated): counted nowhere, and
+        // nothing connects.
+        guard let counted = parent.acquire(unlessEnded: { isDisposed }) else { return Disposables.create() }
+        generation.store(counted, ordering: .releasing)
         return Disposables.create(with: { [parent] in
             subscription.dispose()
-            parent.release()
+            parent.release(generation: counted)
         })
     }
 
     func on(_ event: Event<Element>) {
         switch event {
         case .next: forwardOn(event)
-        case .error, .completed: forwardTerminalAndDispose(event)
+        case .error, .completed:
+            // The connection ends before its subscribers hear of it: one that subscribes again
+            // on completion starts a new connection.
+            parent.end(generation: generation.load(ordering: .acquiring))
+            forwardTerminalAndDispose(event)
         }
     }
 }
@@ -38,6 +48,9 @@ private final class RefCountSink<Observer: ObserverType>: Sink<Observer>, Observ
 private final class RefCount<Element>: Producer<Element> {
     private struct State {
         var count = 0
+        /// Which connection the counted subscribers share: a terminal event starts a new one, and
+        /// a subscriber of an ended connection no longer counts.
+        var generation = 0
         var connection: Disposable?
     }
 
@@ -50,33 +63,57 @@ private final class RefCount<Element>: Producer<Element> {
         addTrackedEdge(to: source, label: .source)
     }
 
-    /// Counts a subscriber; the first one connects.
-    func acquire() {
-        let connect = state.locked { state in
+    /// Counts a subscriber (the first one connects); returns the generation it counted in, or
+    /// nil when `ended` says it has already ended.
+    func acquire(unlessEnded ended: () -> Bool) -> Int? {
+        let counted = state.locked { state -> (generation: Int, connects: Bool)? in
+            if ended() { return nil }
             state.count += 1
-            return state.count == 1
+            return (state.generation, state.count == 1)
         }
-        guard connect else { return }
+        guard let counted else { return nil }
+        guard counted.connects else { return counted.generation }
+        // Connected outside the lock: the source may send its events (and end) right away.
         let connection = source.connect()
         let disposeNow = state.locked { state -> Bool in
-            guard state.count > 0 else { return true }
+            guard state.generation == counted.generation, state.count > 0, state.connection == nil else { return true }
             state.connection = connection
             if let tracked = connection.trackedObject { addTrackedEdge(to: tracked, label: .connection) }
             return false
         }
         if disposeNow { connection.dispose() }
+        return counted.generation
     }
 
-    /// Uncounts a subscriber; the last one disconnects.
-    func release() {
+    /// Uncounts a subscriber of `generation`; the last one disconnects. A subscriber of an ended
+    /// connection counts for nothing.
+    func release(generation: Int) {
         let connection = state.locked { state -> Disposable? in
+            guard state.generation == generation, state.count > 0 else { return nil }
             state.count -= 1
-            guard state.count == 0, let connection = state.connection else { return nil }
-            state.connection = nil
-            if let tracked = connection.trackedObject { removeTrackedEdge(to: tracked, label: .connection) }
-            return connection
+            guard state.count == 0 else { return nil }
+            return takeConnection(&state)
         }
         connection?.dispose()
+    }
+
+    /// Ends the connection of `generation` (its source terminated): no subscriber counts any
+    /// more, and the next one connects again.
+    func end(generation: Int) {
+        let connection = state.locked { state -> Disposable? in
+            guard state.generation == generation else { return nil }
+            state.count = 0
+            state.generation &+= 1
+            return takeConnection(&state)
+        }
+        connection?.dispose()
+    }
+
+    private func takeConnection(_ state: inout State) -> Disposable? {
+        guard let connection = state.connection else { return nil }
+        state.connection = nil
+        if let tracked = connection.trackedObject { removeTrackedEdge(to: tracked, label: .connection) }
+        return connection
     }
 
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (

@@ -46,8 +46,14 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
     typealias Element = Observer.Element
     private let source: Observable<Element>
     private let errors = PublishSubject<Failure>()
+    /// The notifier's events, heard only from the first error on: RxSwift subscribes the
+    /// notifier at once but listens to it only while an error waits for its answer, so a notifier
+    /// that completes before any error ends nothing.
+    private let triggers = PublishSubject<NotifierElement>()
     let current = SerialDisposable()
     let notifierSubscription = SingleAssignmentDisposable()
+    /// Listening to `triggers` for the error that failed the current attempt.
+    let triggerSubscription = SerialDisposable()
 
     init(source: Observable<Element>, observer: Observer, cancel: Cancelable) {
         self.source = source
@@ -55,10 +61,9 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
     }
 
     func run(notifier: Observable<NotifierElement>) -> Disposable {
-        notifierSubscription.setDisposable(
-            notifier.subscribe(ForwardingObserver(parent: self) { sink, event in sink.notifierEvent(event) }))
+        notifierSubscription.setDisposable(notifier.subscribe(triggers))
         subscribeToSource()
-        return Disposables.create(current, notifierSubscription)
+        return Disposables.create(current, notifierSubscription, triggerSubscription)
     }
 
     func on(_ event: Event<Element>) {
@@ -68,6 +73,9 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
             LeakGraph.outsideAllocationSite { serialForward(event) }
         case .error(let error):
             guard let failure = error as? Failure else { return serialForward(event) }
+            current.disposable = Disposables.create()
+            triggerSubscription.disposable = triggers.subscribe(
+                ForwardingObserver(parent: self) { sink, event in sink.notifierEvent(event) })
             errors.onNext(failure)
         }
     }
@@ -90,6 +98,8 @@ private final class RetryWhenSink<Observer: ObserverType, Failure, NotifierEleme
 
     private func subscribeToSource() {
         if isDisposed { return }
+        // The previous attempt's answer is in: its trigger no longer counts.
+        triggerSubscription.disposable = Disposables.create()
         // Each new attempt's subscription shares this sink's allocation stack.
         LeakGraph.withAllocationSite(of: self) {
             let subscription = SingleAssignmentDisposable()

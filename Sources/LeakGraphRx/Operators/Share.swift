@@ -24,11 +24,13 @@ extension ObservableType {
         case (0, .whileConnected):
             return multicast(makeSubject: { PublishSubject<Element>() }).refCount()
         case (0, .forever):
-            return publish().refCount()
+            // One subject for every connection: once the source has ended, later subscribers
+            // get its terminal event (and the replayed elements) instead of a new subscription.
+            return multicast(PublishSubject<Element>()).refCount()
         case (_, .whileConnected):
             return multicast(makeSubject: { ReplaySubject<Element>.create(bufferSize: replay) }).refCount()
         case (_, .forever):
-            return self.replay(replay).refCount()
+            return multicast(ReplaySubject<Element>.create(bufferSize: replay)).refCount()
         }
     }
 }

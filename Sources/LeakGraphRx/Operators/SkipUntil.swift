@@ -25,8 +25,16 @@ private final class SkipUntilSink<Observer: ObserverType, OtherElement>: Seriali
     let otherSubscription = SingleAssignmentDisposable()
 
     func on(_ event: Event<Element>) {
-        if case .next = event, !open.withLock({ $0 }) { return }
-        serialForward(event)
+        switch event {
+        case .next:
+            if open.withLock({ $0 }) { serialForward(event) }
+        case .error:
+            serialForward(event)
+        case .completed:
+            // Before the trigger, nothing was forwarded and nothing ever will be: the
+            // subscription ends without completing (RxSwift's rule), and disposes the trigger.
+            if open.withLock({ $0 }) { serialForward(event) } else { dispose() }
+        }
     }
 
     fileprivate func otherEvent(_ event: Event<OtherElement>) {

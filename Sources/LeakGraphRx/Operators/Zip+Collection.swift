@@ -2,8 +2,9 @@ import LeakGraph
 
 extension ObservableType {
     /// `zip` of any number of sources of one element type: the n-th output combines the n-th
-    /// element of each. Completes once every source completed (as RxSwift's); an empty
-    /// collection completes at once.
+    /// element of each. Completes once every source completed, or when an element arrives that
+    /// cannot make a row while every other source has ended (RxSwift's rule); an empty collection
+    /// completes at once.
     ///
     /// ```swift
     /// Observable.zip([a, b, c]) { $0.reduce(0, +) }
@@ -52,18 +53,20 @@ private final class ZipCollectionSink<SourceElement, Observer: ObserverType>: Se
     private func on(_ event: Event<SourceElement>, index: Int) {
         switch event {
         case .next(let value):
-            let row = state.locked { state -> [SourceElement]? in
+            let (row, othersDone) = state.locked { state -> ([SourceElement]?, Bool) in
                 if state.queues[index].isEmpty { state.nonEmpty += 1 }
                 state.queues[index].append(value)
-                guard state.nonEmpty == count else { return nil }
+                // No full row, and every other source has ended: RxSwift ends the zip here.
+                guard state.nonEmpty == count else { return (nil, state.doneCount == count - 1) }
                 var row: [SourceElement] = []
                 row.reserveCapacity(count)
                 for source in 0..<count {
                     row.append(state.queues[source].removeFirst())
                     if state.queues[source].isEmpty { state.nonEmpty -= 1 }
                 }
-                return row
+                return (row, false)
             }
+            if othersDone { return serialForward(.completed) }
             guard let row else { return }
             do {
                 serialForward(.next(try resultSelector(row)))

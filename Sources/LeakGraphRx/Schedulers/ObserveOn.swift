@@ -17,15 +17,37 @@ extension ObservableType {
     }
 }
 
+/// Events wait in a queue; each scheduled run delivers the oldest one and schedules the next run
+/// while more wait (RxSwift's order and timing: on a virtual-time scheduler, two events that
+/// arrived together are delivered a tick apart).
 private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
     typealias Element = Observer.Element
     private struct State {
         var queue: [Event<Element>] = []
+        var head = 0
         var scheduled = false
+
+        mutating func dequeue() -> Event<Element>? {
+            guard head < queue.count else {
+                scheduled = false
+                return nil
+            }
+            let event = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            }
+            return event
+        }
     }
 
     private let scheduler: ImmediateSchedulerType
     private let state = Locked(State())
+    /// The run scheduled now: disposing the subscription cancels it. Each run removes itself
+    /// when it starts (the next one may be scheduled, and start on another thread, before the
+    /// scheduling call returns: a serial slot would let a run cancel its successor).
+    let scheduledRun = CompositeDisposable()
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
@@ -39,26 +61,30 @@ private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, Obser
             state.scheduled = true
             return true
         }
-        guard schedule else { return }
-        _ = scheduler.schedule(self) { sink in
-            sink.drain()
-            return Disposables.create()
-        }
+        if schedule { scheduleRun() }
     }
 
-    private func drain() {
-        while true {
-            let events = state.locked { state -> [Event<Element>] in
-                let events = state.queue
-                state.queue = []
-                if events.isEmpty { state.scheduled = false }
-                return events
-            }
-            if events.isEmpty || isDisposed { return }
-            for event in events {
-                if case .next = event { forwardOn(event) } else { forwardTerminalAndDispose(event) }
-            }
+    private func scheduleRun() {
+        let slot = SingleAssignmentDisposable()
+        guard let key = scheduledRun.insert(slot) else { return }
+        slot.setDisposable(
+            scheduler.schedule(self) { sink in
+                sink.scheduledRun.remove(for: key)
+                sink.deliverOldest()
+                return Disposables.create()
+            })
+    }
+
+    private func deliverOldest() {
+        guard let event = state.locked({ $0.dequeue() }), !isDisposed else { return }
+        guard case .next = event else { return forwardTerminalAndDispose(event) }
+        forwardOn(event)
+        let more = state.locked { state -> Bool in
+            if state.head < state.queue.count { return true }
+            state.scheduled = false
+            return false
         }
+        if more { scheduleRun() }
     }
 
     override func dispose() {
@@ -66,6 +92,7 @@ private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, Obser
         let dropped = state.locked { state in
             let dropped = state.queue
             state.queue = []
+            state.head = 0
             return dropped
         }
         _ = dropped
@@ -87,6 +114,6 @@ private final class ObserveOn<Element>: Producer<Element> {
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
         let sink = ObserveOnSink(scheduler: scheduler, observer: observer, cancel: cancel)
-        return (sink, source.subscribe(sink))
+        return (sink, Disposables.create(source.subscribe(sink), sink.scheduledRun))
     }
 }

@@ -3,7 +3,7 @@ import LeakGraph
 extension ObservableType {
     /// Subscribes to the source (and disposes the subscription) on `scheduler`.
     public func subscribe(on scheduler: ImmediateSchedulerType) -> Observable<Element> {
-        SubscribeOn(source: asObservable(), scheduler: scheduler)
+        SubscribeOn(source: self, scheduler: scheduler)
     }
 
     /// RxSwift 5's name for ``subscribe(on:)``.
@@ -20,7 +20,8 @@ private final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, Obs
         if case .next = event { forwardOn(event) } else { forwardTerminalAndDispose(event) }
     }
 
-    func run(source: Observable<Element>, scheduler: ImmediateSchedulerType) -> Disposable {
+    func run<Source: ObservableType>(source: Source, scheduler: ImmediateSchedulerType) -> Disposable
+    where Source.Element == Element {
         let subscription = SerialDisposable()
         let scheduled = SingleAssignmentDisposable()
         subscription.disposable = scheduled
@@ -41,15 +42,18 @@ private final class SubscribeOnSink<Observer: ObserverType>: Sink<Observer>, Obs
     }
 }
 
-private final class SubscribeOn<Element>: Producer<Element> {
-    private let source: Observable<Element>
+/// Generic over its source, which it subscribes to as it is: not through `asObservable()`, whose
+/// wrapper would end the source's subscription on the terminal event, where RxSwift ends it on
+/// the scheduler (a tick later in virtual time).
+private final class SubscribeOn<Source: ObservableType>: Producer<Source.Element> {
+    private let source: Source
     private let scheduler: ImmediateSchedulerType
 
-    init(source: Observable<Element>, scheduler: ImmediateSchedulerType) {
+    init(source: Source, scheduler: ImmediateSchedulerType) {
         self.source = source
         self.scheduler = scheduler
         super.init()
-        addTrackedEdge(to: source, label: .source)
+        if let tracked = asTrackedObject(source) { addTrackedEdge(to: tracked, label: .source) }
     }
 
     override func run<Observer: ObserverType>(_ observer: Observer, cancel: Cancelable) -> (

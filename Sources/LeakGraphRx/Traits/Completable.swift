@@ -102,7 +102,7 @@ extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swif
     }
 
     private func thenObservable<Next>(_ second: Observable<Next>) -> Observable<Next> {
-        primitiveSequence.asObservable().map { never -> Next in }.concat(second)
+        CompletableAndThen(first: primitiveSequence.asObservable(), second: second)
     }
 
     /// Runs the completables one after another.

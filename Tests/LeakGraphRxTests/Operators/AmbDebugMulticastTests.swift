@@ -24,7 +24,9 @@ struct AmbDebugMulticastTests {
         #expect(first.events == [.completed])
     }
 
-    @Test("combineLatest of a collection: arrays of the latest values; an empty collection completes")
+    @Test(
+        "combineLatest of a collection: arrays of the latest values; an empty collection sends the empty row, then completes"
+    )
     func combineLatestCollection() {
         let sources = (0..<3).map { _ in PublishSubject<Int>() }
         let recorder = Recorder<[Int]>()
@@ -41,7 +43,7 @@ struct AmbDebugMulticastTests {
         #expect(sum.events == [.completed])
         let empty = Recorder<[Int]>()
         _ = Observable<Int>.combineLatest([Observable<Int>]()).subscribe(empty)
-        #expect(empty.events == [.completed])
+        #expect(empty.events == [.next([]), .completed])
     }
 
     @Test("zip of a collection: rows in order; it completes once every source completed")

@@ -47,8 +47,10 @@ struct MergeLimitedTests {
         #expect(recorder.events == [.next(1), .next(2), .next(3), .completed])
     }
 
-    @Test("concatMap maps each element when its turn comes, and keeps the order")
-    func concatMapIsLazy() {
+    @Test(
+        "concatMap maps each element as it arrives (a throwing selector fails at once) and subscribes when its turn comes, in order"
+    )
+    func concatMapMapsOnArrival() {
         let log = Log()
         let gate = PublishSubject<Int>()
         let recorder = Recorder<Int>()
@@ -56,12 +58,23 @@ struct MergeLimitedTests {
             log.append("map \(value)")
             return value == 1 ? gate.asObservable() : .just(value * 10)
         }.subscribe(recorder)
-        #expect(log.entries == ["map 1"])
+        // Both mapped (RxSwift's order), the second waits for the first to complete.
+        #expect(log.entries == ["map 1", "map 2"])
+        #expect(recorder.events == [])
         gate.onNext(5)
         gate.onCompleted()
-        #expect(log.entries == ["map 1", "map 2"])
         #expect(recorder.events == [.next(5), .next(20), .completed])
         subscription.dispose()
+
+        let failing = Recorder<Int>()
+        let source = PublishSubject<Int>()
+        _ = source.concatMap { value -> Observable<Int> in
+            if value == 2 { throw TestError() }
+            return gate.asObservable()
+        }.subscribe(failing)
+        source.onNext(1)
+        source.onNext(2)  // waiting behind 1's sequence, and yet its selector throws now
+        #expect(failing.events == [.error("TestError")])
     }
 
     @Test("flatMapFirst drops elements while an inner sequence runs")

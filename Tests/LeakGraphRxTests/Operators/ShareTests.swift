@@ -62,7 +62,9 @@ struct ShareTests {
         second.dispose()
     }
 
-    @Test("publish multicasts only after connect; late subscribers after completion get completed")
+    @Test(
+        "publish multicasts only after connect; a connection that ended is forgotten: a late subscriber waits for the next one, which runs the source again"
+    )
     func publish() {
         let published = Observable.of(1, 2).publish()
         let a = Recorder<Int>()
@@ -70,9 +72,13 @@ struct ShareTests {
         #expect(a.events == [])
         _ = published.connect()
         #expect(a.events == [.next(1), .next(2), .completed])
+        // As RxSwift: each connection multicasts through a subject of its own.
         let late = Recorder<Int>()
         _ = published.subscribe(late)
-        #expect(late.events == [.completed])
+        #expect(late.events == [])
+        _ = published.connect()
+        #expect(late.events == [.next(1), .next(2), .completed])
+        #expect(a.events == [.next(1), .next(2), .completed])
     }
 
     @Test("replay(n) replays the last n elements; disposing the connection disconnects")

@@ -21,14 +21,30 @@ extension ObservableType {
     }
 }
 
+/// Events wait in a queue with the time they arrived; one drain at a time sends the oldest, then
+/// schedules itself again for the next one after what remains of its delay (RxSwift's timing: two
+/// events that arrived together leave one scheduling apart, which is a tick in virtual time). An
+/// error drops what waits and goes out at once, or right after the event being sent.
 private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     typealias Element = Observer.Element
+    private struct State {
+        var queue: [(time: RxTime, event: Event<Element>)] = []
+        var head = 0
+        /// A drain is scheduled or running.
+        var active = false
+        /// A drain is sending an event.
+        var running = false
+        var error: Event<Element>?
+    }
+
     private let dueTime: RxTimeInterval
     private let scheduler: SchedulerType
-    /// Events waiting for their time, in arrival order; each scheduled action sends the oldest,
-    /// so the order holds even if two timers fire out of order.
-    private let waiting = Locked<[Event<Element>]>([])
-    let timers = CompositeDisposable()
+    private let state = Locked(State())
+    let sourceSubscription = SingleAssignmentDisposable()
+    /// The scheduled drain (at most one at a time, but the next is scheduled from inside the one
+    /// running, possibly on another thread): each removes itself when it runs, so disposing the
+    /// subscription cancels what is pending without one drain cancelling its successor.
+    let drains = CompositeDisposable()
 
     init(dueTime: RxTimeInterval, scheduler: SchedulerType, observer: Observer, cancel: Cancelable) {
         self.dueTime = dueTime
@@ -37,28 +53,71 @@ private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>
     }
 
     func on(_ event: Event<Element>) {
+        if event.isStopEvent { sourceSubscription.dispose() }
         if case .error = event {
-            let dropped = waiting.locked { waiting in
-                defer { waiting = [] }
-                return waiting
+            let sendNow = state.locked { state -> Bool in
+                state.queue = []
+                state.head = 0
+                state.error = event
+                return !state.running
             }
-            _ = dropped
-            return serialForward(event)
+            if sendNow { serialForward(event) }
+            return
         }
-        waiting.locked { $0.append(event) }
+        let schedule = state.locked { state -> Bool in
+            state.queue.append((scheduler.now, event))
+            defer { state.active = true }
+            return !state.active
+        }
+        if schedule { scheduleDrain(after: dueTime) }
+    }
+
+    private func scheduleDrain(after delay: RxTimeInterval) {
         let slot = SingleAssignmentDisposable()
-        guard let key = timers.insert(slot) else { return }
+        guard let key = drains.insert(slot) else { return }
         slot.setDisposable(
-            scheduler.scheduleRelative(key, dueTime: dueTime) { key in
-                self.timers.remove(for: key)
-                self.sendOldest()
+            scheduler.scheduleRelative(self, dueTime: delay) { sink in
+                sink.drains.remove(for: key)
+                sink.drain()
                 return Disposables.create()
             })
     }
 
-    private func sendOldest() {
-        let event = waiting.locked { waiting in waiting.isEmpty ? nil : waiting.removeFirst() }
-        if let event { serialForward(event) }
+    /// Sends the oldest waiting event, then schedules the next drain (or stops).
+    private func drain() {
+        // An error that came while no drain was sending went out then: nothing is left to do.
+        let next = state.locked { state -> Event<Element>? in
+            guard state.error == nil, state.head < state.queue.count else {
+                state.active = false
+                return nil
+            }
+            state.running = true
+            let event = state.queue[state.head].event
+            state.head += 1
+            if state.head == state.queue.count {
+                state.queue.removeAll(keepingCapacity: true)
+                state.head = 0
+            }
+            return event
+        }
+        guard let next else { return }
+        serialForward(next)
+        if case .completed = next { return }
+        let after = state.locked { state -> (error: Event<Element>?, waitedSince: RxTime?) in
+            state.running = false
+            if let error = state.error { return (error, nil) }
+            guard state.head < state.queue.count else {
+                state.active = false
+                return (nil, nil)
+            }
+            return (nil, state.queue[state.head].time)
+        }
+        if let error = after.error {
+            serialForward(error)
+        } else if let waitedSince = after.waitedSince {
+            let remaining = max(0, dueTime.seconds - scheduler.now.timeIntervalSince(waitedSince))
+            scheduleDrain(after: .nanoseconds(Int(remaining * 1_000_000_000)))
+        }
     }
 }
 
@@ -79,7 +138,8 @@ private final class Delay<Element>: Producer<Element> {
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
         let sink = DelaySink(dueTime: dueTime, scheduler: scheduler, observer: observer, cancel: cancel)
-        return (sink, Disposables.create(source.subscribe(sink), sink.timers))
+        sink.sourceSubscription.setDisposable(source.subscribe(sink))
+        return (sink, Disposables.create(sink.sourceSubscription, sink.drains))
     }
 }
 
