@@ -26,12 +26,6 @@ let package = Package(
         .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
         .library(name: "LeakGraphDump", targets: ["LeakGraphDump"]),
         .executable(name: "leakgraph", targets: ["leakgraph"]),
-        // RxSwift's own product and module names, for code written against RxSwift: swap the
-        // package in Package.swift and change no import (README, "Existing RxSwift code").
-        .library(name: "RxSwift", targets: ["RxSwift"]),
-        .library(name: "RxRelay", targets: ["RxRelay"]),
-        .library(name: "RxTest", targets: ["RxTest"]),
-        .library(name: "RxBlocking", targets: ["RxBlocking"]),
     ],
     traits: [
         // Compiles tracking out: TrackedObject keeps its API but registers nothing.
@@ -104,14 +98,6 @@ let package = Package(
         .target(
             name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"],
             swiftSettings: optimizedSwift),
-        .target(name: "RxSwift", dependencies: ["LeakGraphRx"], path: "Sources/RxSwiftNames/RxSwift"),
-        .target(name: "RxRelay", dependencies: ["LeakGraphRx"], path: "Sources/RxSwiftNames/RxRelay"),
-        .target(
-            name: "RxTest", dependencies: ["LeakGraphRx", "LeakGraphRxTest"], path: "Sources/RxSwiftNames/RxTest"),
-        .target(
-            name: "RxBlocking", dependencies: ["LeakGraphRx", "LeakGraphRxBlocking"],
-            path: "Sources/RxSwiftNames/RxBlocking"),
-        .testTarget(name: "RxSwiftNamesTests", dependencies: ["RxSwift", "RxRelay", "RxTest", "RxBlocking"]),
         .testTarget(
             name: "LeakGraphRxTestTests",
             dependencies: [
