@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "LeakGraphRx", targets: ["LeakGraphRx"]),
         .library(name: "LeakGraphRxTest", targets: ["LeakGraphRxTest"]),
         .library(name: "LeakGraphRxBlocking", targets: ["LeakGraphRxBlocking"]),
+        .library(name: "LeakGraphRxCocoa", targets: ["LeakGraphRxCocoa"]),
         .library(name: "LeakGraphTesting", targets: ["LeakGraphTesting"]),
         .library(name: "LeakGraphCombine", targets: ["LeakGraphCombine"]),
         .library(name: "LeakGraphDump", targets: ["LeakGraphDump"]),
@@ -93,8 +94,11 @@ let package = Package(
                 "LeakGraph", "LeakGraphDump", "LeakGraphTestSupport", "cycle-example", "discovery-corpus",
                 "plain-classes-example", "fork-stress-example", "server-example", "unload-example",
             ]),
-        .testTarget(name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTestSupport"]),
+        .testTarget(
+            name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraphRxCocoa", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),
+        // RxCocoa's platform-free traits: Driver, Signal, SharedSequence.
+        .target(name: "LeakGraphRxCocoa", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),
         .target(
             name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"],
             swiftSettings: optimizedSwift),

@@ -1,9 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-// RxSwift's product and module names — RxSwift, RxRelay, RxTest, RxBlocking — over LeakGraph's
-// modules, for code written against RxSwift: depend on this package instead of RxSwift and change
-// no import. A package of its own, so that a build graph holding real RxSwift (a dependency that
+// RxSwift's product and module names — RxSwift, RxRelay, RxTest, RxBlocking, RxCocoa (its
+// platform-free traits) — over LeakGraph's modules, for code written against RxSwift: depend on
+// this package instead of RxSwift and change no import. A package of its own, so that a build graph holding real RxSwift (a dependency that
 // uses it) can still use LeakGraph itself: target names must be unique across a graph, and
 // LeakGraph's own package declares none of RxSwift's.
 let package = Package(
@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "RxRelay", targets: ["RxRelay"]),
         .library(name: "RxTest", targets: ["RxTest"]),
         .library(name: "RxBlocking", targets: ["RxBlocking"]),
+        .library(name: "RxCocoa", targets: ["RxCocoa"]),
     ],
     dependencies: [.package(name: "LeakGraph", path: "..")],
     targets: [
@@ -31,7 +32,14 @@ let package = Package(
                 .product(name: "LeakGraphRx", package: "LeakGraph"),
                 .product(name: "LeakGraphRxBlocking", package: "LeakGraph"),
             ]),
+        .target(
+            name: "RxCocoa",
+            dependencies: [
+                .product(name: "LeakGraphRx", package: "LeakGraph"),
+                .product(name: "LeakGraphRxCocoa", package: "LeakGraph"),
+            ]),
         // Code as RxSwift's users and RxSwift's own tests write it, imports unchanged.
-        .testTarget(name: "RxSwiftNamesTests", dependencies: ["RxSwift", "RxRelay", "RxTest", "RxBlocking"]),
+        .testTarget(
+            name: "RxSwiftNamesTests", dependencies: ["RxSwift", "RxRelay", "RxTest", "RxBlocking", "RxCocoa"]),
     ]
 )

@@ -3,9 +3,9 @@ import Synchronization
 
 /// A value that crosses isolation boundaries under a guarantee the compiler cannot check (a
 /// lock, or a serial queue).
-struct UncheckedSendable<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
+package struct UncheckedSendable<Value>: @unchecked Sendable {
+    package var value: Value
+    package init(_ value: Value) { self.value = value }
 }
 
 extension Mutex where Value: Sendable {

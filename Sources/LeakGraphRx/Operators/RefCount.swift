@@ -69,14 +69,19 @@ private final class RefCount<Element>: Producer<Element> {
         let counted = state.locked { state -> (generation: Int, connects: Bool)? in
             if ended() { return nil }
             state.count += 1
-            return (state.generation, state.count == 1)
+            // A connection kept from a subscriber that left while connecting is used again.
+            return (state.generation, state.count == 1 && state.connection == nil)
         }
         guard let counted else { return nil }
         guard counted.connects else { return counted.generation }
-        // Connected outside the lock: the source may send its events (and end) right away.
+        // Connected outside the lock: the source may send its events (and end) right away. A
+        // subscriber that leaves while this connects (take(1) of an element sent at once) finds
+        // no connection to drop: it is kept, as RxSwift keeps it, so that a subscriber that
+        // subscribed to its subject meanwhile is still fed (dropping it left that one on a
+        // subject no connection would ever feed).
         let connection = source.connect()
         let disposeNow = state.locked { state -> Bool in
-            guard state.generation == counted.generation, state.count > 0, state.connection == nil else { return true }
+            guard state.generation == counted.generation, state.connection == nil else { return true }
             state.connection = connection
             if let tracked = connection.trackedObject { addTrackedEdge(to: tracked, label: .connection) }
             return false

@@ -21,14 +21,12 @@ extension ObservableType {
     /// ```
     public func share(replay: Int = 0, scope: SubjectLifetimeScope = .whileConnected) -> Observable<Element> {
         switch (replay, scope) {
-        case (0, .whileConnected):
-            return multicast(makeSubject: { PublishSubject<Element>() }).refCount()
+        case (_, .whileConnected):
+            return ShareWhileConnected(source: asObservable(), replay: replay)
         case (0, .forever):
             // One subject for every connection: once the source has ended, later subscribers
             // get its terminal event (and the replayed elements) instead of a new subscription.
             return multicast(PublishSubject<Element>()).refCount()
-        case (_, .whileConnected):
-            return multicast(makeSubject: { ReplaySubject<Element>.create(bufferSize: replay) }).refCount()
         case (_, .forever):
             return multicast(ReplaySubject<Element>.create(bufferSize: replay)).refCount()
         }

@@ -97,10 +97,29 @@ struct ShareTests {
         #expect(!source.hasObservers)
     }
 
-    @Test("lifecycle of share: complete, error and dispose release everything; never leaks")
+    @Test(
+        "lifecycle of share: complete, error and dispose release everything; never leaks, the connection ⇄ source subject loop keeping the subscription alive"
+    )
     func shareLifecycle() {
-        expectStandardLifecycle(lifecycleEndings { $0.share().subscribe(onNext: { _ in }) })
-        expectStandardLifecycle(lifecycleEndings { $0.share(replay: 1).subscribe(onNext: { _ in }) })
+        for endings in [
+            lifecycleEndings { $0.share().subscribe(onNext: { _ in }) },
+            lifecycleEndings { $0.share(replay: 1).subscribe(onNext: { _ in }) },
+        ] {
+            #expect(endings.completed.aliveTypes == [], "after completion")
+            #expect(endings.errored.aliveTypes == [], "after error")
+            #expect(endings.disposed.aliveTypes == [], "after dispose")
+            let never = endings.never
+            #expect(never.leakedCycles.count == 1, "\(never.dump)")
+            if let cycle = never.leakedCycles.first {
+                let members = never.memberTypes(cycle)
+                for type in ["ShareConnection", "PublishSubject", "SubjectSubscription"] {
+                    #expect(members.contains(type), "\(members)")
+                }
+            }
+            // Everything left, the dropped subscription's sink included, is reported leaked.
+            #expect(never.alive.map(\.type).contains { $0.hasPrefix("AnonymousObserver") || $0.contains("Sink") })
+            #expect(never.report.leakedObjectIDs.isSuperset(of: never.alive.map(\.id)), "\(never.dump)")
+        }
     }
 
     @Test("lifecycle of publish + connect: the connection is disposed by completion or dispose")
