@@ -53,6 +53,7 @@ extension DumpReader {
         var processWide = false
         var unread: [UnreadReferenceInfo] = []
         var heldBy: [String] = []
+        var outsideHolders: [String] = []
         do throws(DumpParseError) {
             try parser.beginObject()
             var first = true
@@ -86,6 +87,7 @@ extension DumpReader {
                 case .processWide?: processWide = try parser.null() ? false : try parser.bool()
                 case .unread?: if try !parser.null() { unread = try readUnread() }
                 case .heldBy?: if try !parser.null() { heldBy = try strings() }
+                case .outsideHolders?: if try !parser.null() { outsideHolders = try strings() }
                 default: try parser.skipValue()
                 }
             }
@@ -106,6 +108,7 @@ extension DumpReader {
             scope: scope)
         object.isRecordedProcessWide = processWide
         object.heldByGlobals = heldBy
+        object.outsideHolders = outsideHolders
         contents.objects.append(object)
         if leaked { contents.leakedFlags.append(id) }
     }

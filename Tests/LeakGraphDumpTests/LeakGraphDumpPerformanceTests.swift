@@ -140,3 +140,15 @@ struct UnreadRoundTripTests {
         #expect(try LeakGraphDump(data: Data(json.utf8), path: "plain.json").possibleLeaks.isEmpty)
     }
 }
+
+@Suite("Outside holders in the dump")
+struct OutsideHoldersRoundTripTests {
+    @Test("an object's outside holders survive a write and a read")
+    func roundTrip() throws {
+        var timer = ObjectInfo(id: 1, type: "PeriodicWork", strongRetainCount: 1)
+        timer.outsideHolders = ["a Dispatch timer (every 1 s, on main)"]
+        let json = JSONExporter.render(GraphSnapshot(objects: [timer], edges: []))
+        let dump = try LeakGraphDump(data: Data(json.utf8), path: "outside.json")
+        #expect(dump.snapshot.objects.first?.outsideHolders == ["a Dispatch timer (every 1 s, on main)"])
+    }
+}

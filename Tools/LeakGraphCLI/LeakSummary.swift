@@ -176,6 +176,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var reachesUnreadMemory: Bool? = nil
         /// The globals found holding it (`keptForever (App)`): some of its outside holders named.
         package var heldBy: [String]? = nil
+        /// What its code named as holding it from outside the graph (a Dispatch timer, …).
+        package var outsideHolders: [String]? = nil
         /// The first user-code frame of its allocation stack.
         package var site: String?
         /// Its whole allocation stack, innermost first.

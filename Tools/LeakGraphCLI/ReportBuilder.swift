@@ -31,7 +31,9 @@ package enum ReportBuilder {
             return LeakSummary.ObjectEntry(
                 id: id, type: object.type, label: object.label,
                 state: object.state == .unspecified ? nil : object.state.rawValue, unexplained: unexplained,
-                heldBy: object.heldByGlobals.isEmpty ? nil : object.heldByGlobals, site: sites.site(of: object),
+                heldBy: object.heldByGlobals.isEmpty ? nil : object.heldByGlobals,
+                outsideHolders: object.outsideHolders.isEmpty ? nil : object.outsideHolders,
+                site: sites.site(of: object),
                 stack: stack)
         }
 

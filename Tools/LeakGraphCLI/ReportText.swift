@@ -88,6 +88,7 @@ package enum ReportText {
                 out += "      \(holder.object.displayName) is held from outside"
                 if holder.unexplained > 0 { out += ": \(holder.unexplained) reference(s) the graph does not show" }
                 out += LeakTrace.heldByGlobalsText(holder.object.heldBy ?? [])
+                out += LeakTrace.outsideHoldersText(holder.object.outsideHolders ?? [])
                 if !holder.knownHolders.isEmpty {
                     out +=
                         (holder.unexplained > 0 ? "; " : " by ")
@@ -104,6 +105,7 @@ package enum ReportText {
             out += "  \(object.displayName): \(object.unexplained ?? 0) unexplained reference(s)"
             if object.reachesUnreadMemory == true { out += " (it reaches memory LeakGraph could not read)" }
             out += LeakTrace.heldByGlobalsText(object.heldBy ?? [])
+            out += LeakTrace.outsideHoldersText(object.outsideHolders ?? [])
             out += object.site.map { ", allocated at \($0)" } ?? ""
             out += "\n"
         }

@@ -35,7 +35,7 @@ package enum DumpSchema {
     /// The fields of an entry of `objects`.
     package enum Object: String, DumpField {
         case id, type, label, strongRetainCount, stack, time, state, scope, leaked, processWide, keepsAlive, unread,
-            heldBy
+            heldBy, outsideHolders
     }
 
     /// The fields of an entry of an object's `unread` (written only for objects whose memory held

@@ -10,7 +10,8 @@ import Foundation
 ///              "tracking", "recordedObjects", "trackingProblem"}   (dumps written by `writeDump` and at exit)
 ///  "objects": [{"id", "type", "label", "strongRetainCount", "stack", "time", "state", "scope", "leaked", "processWide",
 ///               "keepsAlive", "unread": [{"in", "why"}]}],   ("unread" only where discovery could not read)
-///               "heldBy": [String]}],   (only for objects a global was found holding)
+///               "heldBy": [String],   (only for objects a global was found holding)
+///               "outsideHolders": [String]}],   (only where code named what holds the object)
 ///  "edges":   [{"from", "to", "kind", "label", "origin", "count", "site", "closure"}],
 ///  "stacks":  [{"id", "frames", "userFrame"}],
 ///  "cycles":  [{"objects", "leaked", "signature", "path": [{"from", "to", "label"}], "loop", "unexplainedHolders",
@@ -168,6 +169,12 @@ public enum JSONExporter {
                     return
                 }
                 out.array(objects[index].heldByGlobals) { name, out in out.string(name) }
+            case .outsideHolders:
+                guard !objects[index].outsideHolders.isEmpty else {
+                    out.omitField()
+                    return
+                }
+                out.array(objects[index].outsideHolders) { name, out in out.string(name) }
             }
         }
         out.section(Top.edges, snapshot.edges, keys: edgeKeys) { edge, field, out in

@@ -163,6 +163,14 @@ final class Registry: Sendable {
         state.withLock { $0.objects[Int(slot)].state = objectState.code }
     }
 
+    func setOutsideHolder(slot: Int32, _ description: String?) {
+        let old: String? = state.withLock { state in
+            if let description { return state.outsideHolders.updateValue(description, forKey: slot) }
+            return state.outsideHolders.removeValue(forKey: slot)
+        }
+        _ = old  // released outside the lock
+    }
+
     func setLabel(slot: Int32, _ label: String?) {
         let old: String? = state.withLock { state in
             let index = state.objects[Int(slot)].labelIndex

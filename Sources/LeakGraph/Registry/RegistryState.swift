@@ -73,6 +73,9 @@ struct RegistryState {
     var labelIDs: [String: Int32] = [:]
 
     var stacks = StackTable(capacity: RegistryState.defaultStackCapacity)
+    /// What holds a tracked object from outside the graph, as its code said
+    /// (`TrackedObject.setOutsideHolder(_:)`), by slot.
+    var outsideHolders: [Int32: String] = [:]
     var warnedStackCapacity = false
 
     static let defaultStackCapacity = 200_000
@@ -123,6 +126,8 @@ struct RegistryState {
     /// Frees `slot` and every edge from or to it. Returns the label for the caller to drop after
     /// unlocking.
     mutating func removeObject(slot: Int32) -> String? {
+        // Nearly always empty: one check per removal.
+        if !outsideHolders.isEmpty { outsideHolders.removeValue(forKey: slot) }
         // Most objects die with no edges left: the edge table is not touched.
         if objects[Int(slot)].firstOut >= 0 || objects[Int(slot)].firstIn >= 0 {
             removeEdges(of: slot)

@@ -19,6 +19,8 @@ enum Snapshotter {
         let address: UInt
         let entry: ObjectSlot
         let label: String?
+        /// What its code said holds it from outside the graph.
+        var outsideHolder: String? = nil
         var isRecordedProcessWide = false
         /// The registry slot of a tracked object (`TrackedObject` or external), -1 for a
         /// process-wide record.
@@ -246,6 +248,7 @@ enum Snapshotter {
                 indexOfSlot[slot] = held.count
                 var object = Held(
                     address: address, entry: entry, label: state.label(ofSlot: slot), slot: Int32(slot))
+                if !state.outsideHolders.isEmpty { object.outsideHolder = state.outsideHolders[Int32(slot)] }
                 // An external object's registry entry is itself a weak reference to it.
                 object.weakAndUnowned = runtimeWeakAndUnownedReferences(pointer) - (entry.isExternal ? 1 : 0)
                 held.append(object)
@@ -345,6 +348,7 @@ enum Snapshotter {
                 state: ObjectState(code: object.entry.state), scope: object.entry.scope)
             info.isRecordedProcessWide = object.isRecordedProcessWide
             info.weakAndUnownedReferenceCount = max(0, object.weakAndUnowned)
+            if let holder = object.outsideHolder { info.outsideHolders = [holder] }
             info.address = object.address
             objects.append(info)
         }

@@ -211,9 +211,16 @@ public enum LeakTrace {
         "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
     ]
 
-    /// ` (held by global keptForever (App))` when globals were found holding the object, else "".
+    /// ` (held by global keptForever (App))` when globals were found holding the object, and
+    /// ` (held by a Dispatch timer …)` for what its code named as its outside holder; else "".
     static func heldByGlobals(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
-        heldByGlobalsText(snapshot.object(id)?.heldByGlobals ?? [])
+        guard let object = snapshot.object(id) else { return "" }
+        return heldByGlobalsText(object.heldByGlobals) + outsideHoldersText(object.outsideHolders)
+    }
+
+    /// ` (held by a Dispatch timer (…))`, or "" for none: the one wording of every output.
+    package static func outsideHoldersText(_ holders: [String]) -> String {
+        holders.isEmpty ? "" : " (held by \(holders.joined(separator: ", ")))"
     }
 
     /// ` (held by global a, b)`, or "" for no globals: the one wording of every output.

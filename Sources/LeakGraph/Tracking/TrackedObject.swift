@@ -99,4 +99,16 @@ open class TrackedObject {
     public final func setTrackingLabel(_ label: String?) {
         if leakGraphSlot >= 0 { Registry.shared.setLabel(slot: leakGraphSlot, label) }
     }
+
+    /// Names what holds this object from outside the graph — a Dispatch timer, a run loop, a C
+    /// library's callback table — or nil once it no longer does. Reports name it where they say
+    /// the object is held by references the graph does not show; it changes no verdict.
+    ///
+    /// ```swift
+    /// timer.setEventHandler { work.tick() }
+    /// work.setOutsideHolder("a Dispatch timer (every 1 s on com.app.poll)")
+    /// ```
+    public final func setOutsideHolder(_ description: String?) {
+        if leakGraphSlot >= 0 { Registry.shared.setOutsideHolder(slot: leakGraphSlot, description) }
+    }
 }

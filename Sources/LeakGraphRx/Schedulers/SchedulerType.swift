@@ -78,6 +78,18 @@ extension DispatchTimeInterval {
 
     /// Whether the interval is zero or negative.
     var isNow: Bool { seconds <= 0 }
+
+    /// `1 s`, `250 ms`, `40 µs`, `100 ns`, `never`: as reports show it.
+    var readable: String {
+        switch self {
+        case .seconds(let value): "\(value) s"
+        case .milliseconds(let value): "\(value) ms"
+        case .microseconds(let value): "\(value) µs"
+        case .nanoseconds(let value): "\(value) ns"
+        case .never: "never"
+        @unknown default: "\(self)"
+        }
+    }
 }
 
 extension Date {

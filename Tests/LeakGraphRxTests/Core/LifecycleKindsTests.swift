@@ -105,6 +105,9 @@ struct LifecycleKindsTests {
         }
         #expect(!kinds(interval).neverFinished.isEmpty)
         #expect(kinds(interval).canNeverFinish.isEmpty)
+        // The timer's Dispatch source holds it (a reference the graph cannot read): named.
+        let timer = interval.alive.first { $0.label == "periodic timer" }
+        #expect(timer?.outsideHolders.first?.hasPrefix("a Dispatch timer (every ") == true, "\(interval.dump)")
         withExtendedLifetime(owner) {}
     }
 

@@ -66,6 +66,8 @@ struct DispatchQueueConfiguration: Sendable {
         let work = UncheckedSendable(ScheduledWork(state: state, action: action, token: token))
         let timer = DispatchSource.makeTimerSource(queue: queue)
         token.timer = timer
+        // Held by the timer's handler, which the graph cannot read: named for the reports.
+        work.value.setOutsideHolder("a Dispatch timer (once, after \(dueTime.readable), on \(queue.label))")
         timer.schedule(deadline: .now() + dueTime, leeway: leeway)
         // The handler (and with it the work) is released when the timer is cancelled: after
         // the one run, or by the token.
@@ -83,6 +85,8 @@ struct DispatchQueueConfiguration: Sendable {
     ) -> Disposable {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let periodic = PeriodicWork(state: state, action: action, timer: timer)
+        // Held by the timer's handler, which the graph cannot read: named for the reports.
+        periodic.setOutsideHolder("a Dispatch timer (every \(period.readable), on \(queue.label))")
         let held = UncheckedSendable(periodic)
         timer.schedule(deadline: .now() + startAfter, repeating: period, leeway: leeway)
         timer.setEventHandler { held.value.tick() }
@@ -118,6 +122,7 @@ final class PeriodicWork<State>: TrackedObject, Cancelable, @unchecked Sendable 
     func dispose() {
         // Cancelling releases the handler, which is what holds this object.
         timer.cancel()
+        setOutsideHolder(nil)
         reportState(.disposed)
     }
 }
