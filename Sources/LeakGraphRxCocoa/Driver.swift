@@ -28,31 +28,31 @@ extension SharedSequenceConvertibleType where SharingStrategy == DriverSharingSt
 extension ObservableConvertibleType {
     /// The sequence as a driver, delivering on the main thread; an error becomes `element`.
     public func asDriver(onErrorJustReturn element: Element) -> Driver<Element> {
-        Driver(asObservable().observe(on: DriverSharingStrategy.scheduler).catchAndReturn(element))
+        asSharedSequence(onErrorJustReturn: element)
     }
 
     /// The sequence as a driver; an error switches to `fallback`.
     public func asDriver(onErrorDriveWith fallback: Driver<Element>) -> Driver<Element> {
-        Driver(asObservable().observe(on: DriverSharingStrategy.scheduler).catch { _ in fallback.asObservable() })
+        asSharedSequence(onErrorDriveWith: fallback)
     }
 
     /// The sequence as a driver; an error switches to the driver `recover` makes of it.
     public func asDriver(onErrorRecover recover: @escaping (_ error: Swift.Error) -> Driver<Element>) -> Driver<Element>
     {
-        Driver(asObservable().observe(on: DriverSharingStrategy.scheduler).catch { recover($0).asObservable() })
+        asSharedSequence(onErrorRecover: recover)
     }
 }
 
 extension InfallibleType {
     /// The infallible sequence as a driver, delivering on the main thread.
     public func asDriver() -> Driver<Element> {
-        SharedSequence(asObservable().observe(on: DriverSharingStrategy.scheduler))
+        asSharedSequence(deliveredBy: DriverSharingStrategy.self)
     }
 }
 
 extension BehaviorRelay {
     /// The relay as a driver: its current value first, then its changes, on the main thread.
     public func asDriver() -> Driver<Element> {
-        SharedSequence(asObservable().observe(on: DriverSharingStrategy.scheduler))
+        asSharedSequence(deliveredBy: DriverSharingStrategy.self)
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import LeakGraphRx
+import Synchronization
 
 /// The scheduler ``Driver`` and ``Signal`` deliver on: a ``MainScheduler`` unless a test mocks it.
 ///
@@ -11,10 +11,14 @@ import LeakGraphRx
 /// ```
 public enum SharingScheduler {
     /// Makes the scheduler shared sequences deliver on.
-    public static var make: () -> SchedulerType { maker.withLock { $0 } }
+    public static var make: () -> SchedulerType { maker.withLock { $0.value } }
 
-    // A lock: the maker is read on every shared sequence made, from any thread.
-    private static let maker = NSLockedMaker()
+    // Read on every shared sequence made, from any thread. A new MainScheduler per sequence, as
+    // RxCocoa makes: each counts its own pending work, so a driver that delivers while another
+    // delivers (a relay driven from a driver, on the main thread) still delivers synchronously,
+    // in order, instead of queueing behind it. (The closure is only read and replaced under the
+    // mutex; the schedulers it makes are thread safe.)
+    private static let maker = Mutex(UncheckedSendable<() -> SchedulerType>({ MainScheduler() }))
 
     /// Runs `action` with `scheduler` as the sharing scheduler, then restores the previous one.
     public static func mock(scheduler: SchedulerType, action: () throws -> Void) rethrows {
@@ -23,27 +27,19 @@ public enum SharingScheduler {
 
     /// Runs `action` with `makeScheduler` making the sharing scheduler, then restores the previous one.
     public static func mock(makeScheduler: @escaping () -> SchedulerType, action: () throws -> Void) rethrows {
+        let replacement = UncheckedSendable(makeScheduler)
         let previous = maker.withLock { current in
-            defer { current = makeScheduler }
+            defer { current = replacement }
             return current
         }
-        defer { maker.withLock { $0 = previous } }
+        defer {
+            // The mock's closure is released after unlocking.
+            let mocked = maker.withLock { current in
+                defer { current = previous }
+                return current
+            }
+            _ = mocked
+        }
         try action()
-    }
-}
-
-/// The maker behind a lock. `@unchecked Sendable`: the closure is only read and replaced under
-/// the lock, and the schedulers it makes are themselves thread safe.
-private final class NSLockedMaker: @unchecked Sendable {
-    private let lock = NSLock()
-    // A new MainScheduler per sequence, as RxCocoa makes: each counts its own pending work, so
-    // a driver that delivers while another delivers (a relay driven from a driver, on the main
-    // thread) still delivers synchronously, in order, instead of queueing behind it.
-    private var make: () -> SchedulerType = { MainScheduler() }
-
-    func withLock<Result>(_ body: (inout () -> SchedulerType) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&make)
     }
 }

@@ -28,31 +28,31 @@ extension SharedSequenceConvertibleType where SharingStrategy == SignalSharingSt
 extension ObservableConvertibleType {
     /// The sequence as a signal, delivering on the main thread; an error becomes `element`.
     public func asSignal(onErrorJustReturn element: Element) -> Signal<Element> {
-        Signal(asObservable().observe(on: SignalSharingStrategy.scheduler).catchAndReturn(element))
+        asSharedSequence(onErrorJustReturn: element)
     }
 
     /// The sequence as a signal; an error switches to `fallback`.
     public func asSignal(onErrorSignalWith fallback: Signal<Element>) -> Signal<Element> {
-        Signal(asObservable().observe(on: SignalSharingStrategy.scheduler).catch { _ in fallback.asObservable() })
+        asSharedSequence(onErrorDriveWith: fallback)
     }
 
     /// The sequence as a signal; an error switches to the signal `recover` makes of it.
     public func asSignal(onErrorRecover recover: @escaping (_ error: Swift.Error) -> Signal<Element>) -> Signal<Element>
     {
-        Signal(asObservable().observe(on: SignalSharingStrategy.scheduler).catch { recover($0).asObservable() })
+        asSharedSequence(onErrorRecover: recover)
     }
 }
 
 extension InfallibleType {
     /// The infallible sequence as a signal, delivering on the main thread.
     public func asSignal() -> Signal<Element> {
-        SharedSequence(asObservable().observe(on: SignalSharingStrategy.scheduler))
+        asSharedSequence(deliveredBy: SignalSharingStrategy.self)
     }
 }
 
 extension PublishRelay {
     /// The relay as a signal, on the main thread.
     public func asSignal() -> Signal<Element> {
-        SharedSequence(asObservable().observe(on: SignalSharingStrategy.scheduler))
+        asSharedSequence(deliveredBy: SignalSharingStrategy.self)
     }
 }

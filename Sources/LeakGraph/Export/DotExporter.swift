@@ -286,26 +286,24 @@ public enum DotExporter {
         case .cyclesWithContext:
             // Every cycle is looked at (to count the copies of each signature), each drawn while
             // the picture has room and its signature has fewer than the examples asked.
-            var drawnOfSignature: [String: Int] = [:]
+            // One entry per signature: how many there are, how many were drawn.
             for leakedFirst in [true, false] {
                 for index in cycles.indices where cycles[index].leaked == leakedFirst {
                     let signature = cycles[index].signature
-                    let drawn = drawnOfSignature[signature, default: 0]
-                    let isExample = options.examplesPerSignature == 0 || drawn < options.examplesPerSignature
+                    var group =
+                        repeated[signature]
+                        ?? RepeatedSignature(signature: signature, leaked: leakedFirst, count: 0, drawn: 0)
+                    let isExample = options.examplesPerSignature == 0 || group.drawn < options.examplesPerSignature
                     if isExample && chosen.count < enough {
                         cycles[index].objects.forEach(choose)
-                        drawnOfSignature[signature] = drawn + 1
+                        group.drawn += 1
                     } else if options.examplesPerSignature == 0 {
                         break
                     }
-                    repeated[
-                        signature,
-                        default: RepeatedSignature(
-                            signature: signature, leaked: leakedFirst, count: 0, drawn: 0)
-                    ].count += 1
+                    group.count += 1
+                    repeated[signature] = group
                 }
             }
-            for (signature, drawn) in drawnOfSignature { repeated[signature]?.drawn = drawn }
             let core = chosenSet
             membersChosen = core.count
             for edge in edges {

@@ -73,13 +73,14 @@ final class ExternalSymbolizer: Sendable {
             state.jobs += 1
         }
         defer {
-            session.withLock { state in
+            // Ended outside the lock: ending waits for the tool to exit.
+            var ending = session.withLock { state -> SymbolizerSession? in
                 state.jobs = max(0, state.jobs - 1)
-                if state.jobs == 0 {
-                    state.running?.end()
-                    state.running = nil
-                }
+                guard state.jobs == 0 else { return nil }
+                defer { state.running = nil }
+                return state.running
             }
+            ending?.end()
         }
         return try body()
     }
@@ -152,19 +153,21 @@ final class ExternalSymbolizer: Sendable {
         guard let symbolizer, symbolizer.isLLVM, SymbolizerSession.canName(image) else { return nil }
         let prefix = "\(kind) \"\(image)\" "
         let requests = offsets.map { prefix + String(format: "0x%lx", $0) }
-        return session.withLock { state -> [Substring]? in
+        // Asked under the lock (one conversation at a time); a tool that failed, or that no job
+        // keeps, is ended after it.
+        var (answers, ending) = session.withLock { state -> ([Substring]?, SymbolizerSession?) in
             state.forgetParent()
             if state.running == nil {
                 state.running = SymbolizerSession(
                     path: symbolizer.path, arguments: ["--no-demangle", "--inlines", "--output-style=JSON"])
             }
             let answers = state.running?.ask(requests, deadline: Date() + Self.deadline)
-            if answers == nil || state.jobs == 0 {
-                state.running?.end()
-                state.running = nil
-            }
-            return answers
+            guard answers == nil || state.jobs == 0 else { return (answers, nil) }
+            defer { state.running = nil }
+            return (answers, state.running)
         }
+        ending?.end()
+        return answers
     }
 
     /// One line of `llvm-symbolizer --output-style=JSON`: `{"Address", "Symbol": [{"FunctionName",

@@ -89,47 +89,56 @@ final class ShareConnection<Element>: TrackedObject, ObserverType, UnsubscribeTy
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            let observers = state.locked { state -> ObserverBag.Entries in
-                if state.stopped { return [] }
+            // The element replay no longer keeps is released after unlocking (its deinit may
+            // re-enter).
+            let (observers, dropped) = state.locked { state -> (ObserverBag.Entries, Element?) in
+                if state.stopped { return ([], nil) }
+                var dropped: Element?
                 if replay > 0 {
-                    if state.latest.count == replay { state.latest.removeFirst() }
+                    if state.latest.count == replay { dropped = state.latest.removeFirst() }
                     state.latest.append(element)
                 }
-                return state.observers.entries
+                return (state.observers.entries, dropped)
             }
+            _ = dropped
             ObserverBag.dispatchNext(observers, element)
         case .error, .completed:
             // Forgotten first (under the parent's lock, so no subscriber joins it meanwhile):
             // a subscriber that subscribes again on this event gets a new connection.
-            let observers = parent?.retire(self, if: { (true, stop()) }) ?? stop()
-            ObserverBag.dispatch(observers, event)
+            let taken = parent?.retire(self, if: { (true, stop()) }) ?? stop()
+            ObserverBag.dispatch(taken.observers, event)
             subscription.dispose()
         }
     }
 
-    private func stop() -> ObserverBag.Entries {
+    /// Stops taking observers and events; returns what it held, for the caller to release once
+    /// every lock is let go (an observer's or an element's deinit may re-enter).
+    private func stop() -> (observers: ObserverBag.Entries, replay: [Element]) {
         state.locked { state in
-            if state.stopped { return [] }
+            if state.stopped { return ([], []) }
             state.stopped = true
+            let replay = state.latest
             state.latest = []
-            return state.observers.removeAll(owner: self)
+            return (state.observers.removeAll(owner: self), replay)
         }
     }
 
     func unsubscribe(key: Int) {
         // Under the parent's lock: the last observer's leaving and the connection's being
         // forgotten are one step, so nobody joins a connection that is being dropped.
-        let leave = { [self] () -> (done: Bool, result: Bool) in
-            let last = state.locked { state -> Bool in
-                _ = state.observers.remove(key, owner: self)
-                guard state.observers.isEmpty, !state.stopped else { return false }
+        // What leaves (the observer, the replayed elements) is released after every lock.
+        let leave = { [self] () -> (done: Bool, result: (last: Bool, removed: ObserverEntry?, replay: [Element])) in
+            let left = state.locked { state -> (last: Bool, removed: ObserverEntry?, replay: [Element]) in
+                let removed = state.observers.remove(key, owner: self)
+                guard state.observers.isEmpty, !state.stopped else { return (false, removed, []) }
                 state.stopped = true
+                let replay = state.latest
                 state.latest = []
-                return true
+                return (true, removed, replay)
             }
-            return (last, last)
+            return (left.last, left)
         }
-        let disconnect = parent?.retire(self, if: leave) ?? leave().result
-        if disconnect { subscription.dispose() }
+        let left = parent?.retire(self, if: leave) ?? leave().result
+        if left.last { subscription.dispose() }
     }
 }

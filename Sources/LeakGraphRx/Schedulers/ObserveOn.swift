@@ -23,31 +23,12 @@ extension ObservableType {
 private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, ObserverType {
     typealias Element = Observer.Element
     private struct State {
-        var queue: [Event<Element>] = []
-        var head = 0
+        var queue = FIFO<Event<Element>>()
         var scheduled = false
-
-        mutating func dequeue() -> Event<Element>? {
-            guard head < queue.count else {
-                scheduled = false
-                return nil
-            }
-            let event = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
-            }
-            return event
-        }
     }
 
     private let scheduler: ImmediateSchedulerType
     private let state = Locked(State())
-    /// The run scheduled now: disposing the subscription cancels it. Each run removes itself
-    /// when it starts (the next one may be scheduled, and start on another thread, before the
-    /// scheduling call returns: a serial slot would let a run cancel its successor).
-    let scheduledRun = CompositeDisposable()
 
     init(scheduler: ImmediateSchedulerType, observer: Observer, cancel: Cancelable) {
         self.scheduler = scheduler
@@ -64,23 +45,27 @@ private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, Obser
         if schedule { scheduleRun() }
     }
 
+    /// One run at a time, each scheduled by the one before (or by `on` when none is): its
+    /// disposable is not kept — a run after disposal finds the sink disposed and does nothing,
+    /// and keeping one per event would cost a tracked disposable per event.
     private func scheduleRun() {
-        let slot = SingleAssignmentDisposable()
-        guard let key = scheduledRun.insert(slot) else { return }
-        slot.setDisposable(
-            scheduler.schedule(self) { sink in
-                sink.scheduledRun.remove(for: key)
-                sink.deliverOldest()
-                return Disposables.create()
-            })
+        _ = scheduler.schedule(self) { sink in
+            sink.deliverOldest()
+            return Disposables.create()
+        }
     }
 
     private func deliverOldest() {
-        guard let event = state.locked({ $0.dequeue() }), !isDisposed else { return }
+        let event = state.locked { state -> Event<Element>? in
+            let event = state.queue.popFirst()
+            if event == nil { state.scheduled = false }
+            return event
+        }
+        guard let event, !isDisposed else { return }
         guard case .next = event else { return forwardTerminalAndDispose(event) }
         forwardOn(event)
         let more = state.locked { state -> Bool in
-            if state.head < state.queue.count { return true }
+            if !state.queue.isEmpty { return true }
             state.scheduled = false
             return false
         }
@@ -89,12 +74,8 @@ private final class ObserveOnSink<Observer: ObserverType>: Sink<Observer>, Obser
 
     override func dispose() {
         super.dispose()
-        let dropped = state.locked { state in
-            let dropped = state.queue
-            state.queue = []
-            state.head = 0
-            return dropped
-        }
+        // Released after unlocking.
+        let dropped = state.locked { $0.queue.removeAll() }
         _ = dropped
     }
 }
@@ -114,6 +95,6 @@ private final class ObserveOn<Element>: Producer<Element> {
         sink: Disposable, subscription: Disposable
     ) where Observer.Element == Element {
         let sink = ObserveOnSink(scheduler: scheduler, observer: observer, cancel: cancel)
-        return (sink, Disposables.create(source.subscribe(sink), sink.scheduledRun))
+        return (sink, source.subscribe(sink))
     }
 }

@@ -28,8 +28,7 @@ extension ObservableType {
 private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>, ObserverType {
     typealias Element = Observer.Element
     private struct State {
-        var queue: [(time: RxTime, event: Event<Element>)] = []
-        var head = 0
+        var queue = FIFO<(time: RxTime, event: Event<Element>)>()
         /// A drain is scheduled or running.
         var active = false
         /// A drain is sending an event.
@@ -55,12 +54,12 @@ private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>
     func on(_ event: Event<Element>) {
         if event.isStopEvent { sourceSubscription.dispose() }
         if case .error = event {
-            let sendNow = state.locked { state -> Bool in
-                state.queue = []
-                state.head = 0
+            // What waited is dropped, and released after unlocking.
+            let (sendNow, dropped) = state.locked { state -> (Bool, [(time: RxTime, event: Event<Element>)?]) in
                 state.error = event
-                return !state.running
+                return (!state.running, state.queue.removeAll())
             }
+            _ = dropped
             if sendNow { serialForward(event) }
             return
         }
@@ -87,18 +86,12 @@ private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>
     private func drain() {
         // An error that came while no drain was sending went out then: nothing is left to do.
         let next = state.locked { state -> Event<Element>? in
-            guard state.error == nil, state.head < state.queue.count else {
+            guard state.error == nil, let oldest = state.queue.popFirst() else {
                 state.active = false
                 return nil
             }
             state.running = true
-            let event = state.queue[state.head].event
-            state.head += 1
-            if state.head == state.queue.count {
-                state.queue.removeAll(keepingCapacity: true)
-                state.head = 0
-            }
-            return event
+            return oldest.event
         }
         guard let next else { return }
         serialForward(next)
@@ -106,11 +99,11 @@ private final class DelaySink<Observer: ObserverType>: SerializingSink<Observer>
         let after = state.locked { state -> (error: Event<Element>?, waitedSince: RxTime?) in
             state.running = false
             if let error = state.error { return (error, nil) }
-            guard state.head < state.queue.count else {
+            guard let waiting = state.queue.first else {
                 state.active = false
                 return (nil, nil)
             }
-            return (nil, state.queue[state.head].time)
+            return (nil, waiting.time)
         }
         if let error = after.error {
             serialForward(error)
