@@ -17,16 +17,21 @@ typedef struct {
     size_t capacity;
     size_t count;
     uint64_t *buffer;
+    unsigned char *hitsOfTarget;
 } lg_global_scan;
 
-static int lg_contains(const uintptr_t *sorted, size_t count, uintptr_t value) {
+// The index of `value` in `sorted`, or -1.
+static long lg_global_target(const uintptr_t *sorted, size_t count, uintptr_t value) {
     size_t low = 0, high = count;
     while (low < high) {
         size_t mid = (low + high) / 2;
         if (sorted[mid] < value) low = mid + 1; else high = mid;
     }
-    return low < count && sorted[low] == value;
+    return low < count && sorted[low] == value ? (long)low : -1;
 }
+
+// The most globals kept for one object: the other objects keep their share of `capacity`.
+enum { lg_globals_per_target = 4 };
 
 enum { lg_scan_chunk = 8192 };  // words per fault-safe copy
 
@@ -45,7 +50,9 @@ static int lg_scan_image(struct dl_phdr_info *info, size_t size, void *data) {
             size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
             for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
                 uintptr_t value = (uintptr_t)scan->buffer[word];
-                if (value == 0 || !lg_contains(scan->targets, scan->targetCount, value)) continue;
+                long target = value == 0 ? -1 : lg_global_target(scan->targets, scan->targetCount, value);
+                if (target < 0 || scan->hitsOfTarget[target] >= lg_globals_per_target) continue;
+                scan->hitsOfTarget[target]++;
                 scan->slots[scan->count] = chunk + word * 8;
                 scan->found[scan->count] = value;
                 scan->count++;
@@ -59,10 +66,16 @@ size_t lg_find_global_holders(const uintptr_t *sortedTargets, size_t targetCount
                               uintptr_t *found, size_t capacity) {
     if (targetCount == 0 || capacity == 0) return 0;
     uint64_t *buffer = malloc(lg_scan_chunk * 8);
-    if (buffer == NULL) return 0;
-    lg_global_scan scan = {sortedTargets, targetCount, slots, found, capacity, 0, buffer};
+    unsigned char *hitsOfTarget = calloc(targetCount, 1);
+    if (buffer == NULL || hitsOfTarget == NULL) {
+        free(buffer);
+        free(hitsOfTarget);
+        return 0;
+    }
+    lg_global_scan scan = {sortedTargets, targetCount, slots, found, capacity, 0, buffer, hitsOfTarget};
     dl_iterate_phdr(lg_scan_image, &scan);
     free(buffer);
+    free(hitsOfTarget);
     return scan.count;
 }
 

@@ -65,10 +65,23 @@ struct HTMLBrowserTests {
                 var direct=Array.prototype.some.call(e.childNodes,function(n){return n.nodeType===3&&n.textContent.trim();});
                 if(direct&&e.getClientRects().length) minHTML=Math.min(minHTML, parseFloat(getComputedStyle(e).fontSize));
               });
-              document.querySelectorAll('figure.graph svg').forEach(function(s){
+              // A graph is squeezed when it is scaled below 100 % though it did not need to be (it
+              // fitted) or further than its smallest text allows (10 px); clipped when it is wider
+              // than its viewport though it could have been fitted with its text at 10 px or more.
+              var clipped=0, scaled=0;
+              document.querySelectorAll('figure.graph').forEach(function(f){
+                var s=f.querySelector('svg'), view=f.querySelector('.viewport'); if(!s||!view) return;
                 svgCount++;
-                var natural=s.width.baseVal.value, shown=s.getBoundingClientRect().width;
-                if(shown < natural*0.99) squeezed++;
+                var natural=s.width.baseVal.value, shown=s.getBoundingClientRect().width, scale=shown/natural;
+                var small=1e9;
+                s.querySelectorAll('text').forEach(function(t){
+                  var m=t.getScreenCTM(); if(!m) return;
+                  small=Math.min(small, parseFloat(t.getAttribute('font-size')||getComputedStyle(t).fontSize)*Math.hypot(m.a,m.b));
+                });
+                var fits=natural<=view.clientWidth+1;
+                if(scale<0.99) scaled++;
+                if(scale<0.99&&(fits||small<9.9)) squeezed++;
+                if(shown>view.clientWidth+1&&small>10.5) clipped++;
               });
               // The legend's entries, as Chromium draws them: no text box may overlap another.
               var overlaps=0, legendTexts=0;
@@ -84,7 +97,7 @@ struct HTMLBrowserTests {
               var views=Array.prototype.map.call(document.querySelectorAll('.viewport'),function(v){return v.clientHeight;});
               var out=document.createElement('pre'); out.id='leakgraph-measurements';
               out.textContent=JSON.stringify({minSVGTextPx:minSVG, minHTMLTextPx:minHTML, graphs:svgCount,
-                squeezed:squeezed, pageWidth:document.documentElement.scrollWidth,
+                squeezed:squeezed, clipped:clipped, scaled:scaled, pageWidth:document.documentElement.scrollWidth,
                 minViewportHeight:views.length?Math.min.apply(null,views):0,
                 legendTexts:legendTexts, legendOverlaps:overlaps,
                 ids:document.querySelectorAll('[id]').length,
@@ -127,14 +140,15 @@ struct HTMLBrowserTests {
     }
 
     @Test(
-        "every graph is shown at 100 % with text of at least 10 px; the page itself never scrolls sideways",
+        "a wide graph opens fitted to its column as far as its text stays 10 px; the page never scrolls sideways",
         .enabled(if: chromium != nil && GraphRenderer.graphviz.isAvailable, "needs Chromium and Graphviz"))
-    func graphsAreReadableAt100Percent() throws {
+    func wideGraphsOpenFittedAndReadable() throws {
         let path = writeFile(Self.longLoop.json(), "long.json", in: directory)
         let written = try HTMLCommand.write(dump: path, loader: loader, renderer: .graphviz)
         let found = try measure(try String(contentsOfFile: written, encoding: .utf8))
         #expect(found["graphs"] == 1)
-        #expect(found["squeezed"] == 0, "graphs are never scaled down to the column: \(found)")
+        #expect(found["squeezed"] == 0, "graphs are scaled down only as far as their text stays 10 px: \(found)")
+        #expect(found["clipped"] == 0, "a graph that can be fitted readably opens fitted: \(found)")
         #expect((found["minSVGTextPx"] ?? 0) >= 10, "\(found)")
         #expect((found["minHTMLTextPx"] ?? 0) >= 10, "\(found)")
         #expect((found["pageWidth"] ?? .infinity) <= 1280, "wide graphs pan inside their viewport: \(found)")
@@ -158,6 +172,9 @@ struct HTMLBrowserTests {
             contentsOfFile: try HTMLCommand.write(dump: path, loader: loader, renderer: .graphviz), encoding: .utf8)
         let found = try measure(page, width: 700, height: 900)
         #expect(found["graphs"] == 2)
+        #expect((found["scaled"] ?? 0) >= 1, "a graph wider than the window opens fitted: \(found)")
+        #expect(found["squeezed"] == 0, "\(found)")
+        #expect(found["clipped"] == 0, "\(found)")
         #expect((found["minSVGTextPx"] ?? 0) >= 10, "\(found)")
         #expect(found["ids"] == found["uniqueIDs"], "\(found)")
     }

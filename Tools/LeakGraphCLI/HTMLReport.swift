@@ -6,8 +6,10 @@ import LeakGraph
 /// can be attached to a bug report.
 ///
 /// The page opens with one sentence per leak (what leaked, what holds it, the line to fix). Each
-/// graph is shown at 100 % — the size its text was laid out to be read at — inside a viewport
-/// that pans (drag, arrow keys) and zooms (the buttons, Ctrl/⌘ + wheel, `+`/`-`, `0` for 100 %).
+/// graph opens fitted to its column as far as its smallest text stays 10 px or larger (a graph
+/// that fits is shown at 100 %, the size its text was laid out to be read at; a wider one is
+/// scaled down to the column, or to that floor and panned) inside a viewport that pans (drag,
+/// arrow keys) and zooms (the buttons, Ctrl/⌘ + wheel, `+`/`-`, `0` for 100 %).
 struct HTMLReport {
     let loaded: LoadedDump
     let summary: LeakSummary
@@ -49,8 +51,9 @@ struct HTMLReport {
             extra: ("why", { _ in "still active; something outside can still send it events" }))
         page += tallyTable("Top types", summary.topTypes, heading: "type")
         page += tallyTable("Top allocation sites", summary.topSites, heading: "site")
-        page += "<footer>Made by leakgraph html. Stacks open on click; graphs pan by dragging and zoom with "
-        page += "the buttons or Ctrl/⌘ + wheel.</footer>\n"
+        page += "<footer>Made by leakgraph html. Stacks open on click; wide graphs open fitted to the column "
+        page += "as far as their text stays readable, pan by dragging and zoom with the buttons or Ctrl/⌘ + wheel."
+        page += "</footer>\n"
         page += "<script>\(Self.panZoomScript)</script>\n</body>\n</html>\n"
         return page
     }
@@ -160,7 +163,8 @@ struct HTMLReport {
         return out
     }
 
-    /// A graph at 100 % in a pan-and-zoom viewport, with the fix as its caption.
+    /// A graph in a pan-and-zoom viewport (opened fitted while its text stays readable), with the
+    /// fix as its caption.
     private func figure(dot: String, number: Int, caption: String?) -> String {
         let captionHTML = caption.map { "<figcaption class=\"hint\">\(code($0))</figcaption>" } ?? ""
         do {
@@ -274,17 +278,25 @@ struct HTMLReport {
         """
 
     /// Pan (drag, arrow keys) and zoom (buttons, Ctrl/⌘ + wheel, + - 0) for every graph viewport.
-    /// The viewport's height follows the graph at 100 % up to 75 % of the window.
+    /// A graph opens fitted to the viewport's width, but never scaled below the size at which its
+    /// smallest text is 10 px (`floor`): a wide graph shows whole where it stays readable, and
+    /// pans from its left edge where it does not. The viewport's height follows the graph at the
+    /// opening scale up to 75 % of the window.
     static let panZoomScript = """
         document.querySelectorAll('figure.graph').forEach(function(figure){\
         var view=figure.querySelector('.viewport'),canvas=figure.querySelector('.canvas');if(!view||!canvas)return;\
-        var svg=canvas.querySelector('svg');var s=1,x=0,y=0;\
+        var svg=canvas.querySelector('svg');var s=1,x=0,y=0,small=1e9;\
+        svg.querySelectorAll('text').forEach(function(t){var m=t.getScreenCTM();if(!m)return;\
+        var f=parseFloat(t.getAttribute('font-size')||getComputedStyle(t).fontSize)*Math.hypot(m.a,m.b);\
+        if(f>0)small=Math.min(small,f);});var floor=small<1e9?Math.min(1,10.05/small):1;\
+        var natural=svg.getBoundingClientRect();\
+        s=Math.max(floor,Math.min(1,view.clientWidth/natural.width));\
         function apply(){canvas.style.transform='translate('+x+'px,'+y+'px) scale('+s+')';}\
         function zoom(f,cx,cy){var n=Math.min(8,Math.max(0.1,s*f));if(cx===undefined){cx=view.clientWidth/2;\
         cy=view.clientHeight/2;}x=cx-(cx-x)*n/s;y=cy-(cy-y)*n/s;s=n;apply();}\
         function fit(){var w=svg.getBoundingClientRect().width/s,h=svg.getBoundingClientRect().height/s;\
         s=Math.min(1,view.clientWidth/w,view.clientHeight/h);x=0;y=0;apply();}\
-        view.style.height=Math.min(svg.getBoundingClientRect().height+2,window.innerHeight*0.75)+'px';\
+        view.style.height=Math.min(natural.height*s+2,window.innerHeight*0.75)+'px';apply();\
         figure.querySelectorAll('button').forEach(function(b){b.addEventListener('click',function(){\
         var z=b.getAttribute('data-zoom');if(z==='in')zoom(1.25);else if(z==='out')zoom(0.8);\
         else if(z==='fit')fit();else{s=1;x=0;y=0;apply();}});});\

@@ -87,8 +87,8 @@ package enum ReportText {
             for holder in cycle.holders.prefix(limit) {
                 out += "      \(holder.object.displayName) is held from outside"
                 if holder.unexplained > 0 { out += ": \(holder.unexplained) reference(s) the graph does not show" }
-                out += LeakTrace.heldByGlobalsText(holder.object.heldBy ?? [])
-                out += LeakTrace.outsideHoldersText(holder.object.outsideHolders ?? [])
+                out += LeakTrace.holdersText(
+                    globals: holder.object.heldBy ?? [], outside: holder.object.outsideHolders ?? [])
                 if !holder.knownHolders.isEmpty {
                     out +=
                         (holder.unexplained > 0 ? "; " : " by ")
@@ -104,8 +104,7 @@ package enum ReportText {
         for object in summary.unknownOwners.prefix(limit) {
             out += "  \(object.displayName): \(object.unexplained ?? 0) unexplained reference(s)"
             if object.reachesUnreadMemory == true { out += " (it reaches memory LeakGraph could not read)" }
-            out += LeakTrace.heldByGlobalsText(object.heldBy ?? [])
-            out += LeakTrace.outsideHoldersText(object.outsideHolders ?? [])
+            out += LeakTrace.holdersText(globals: object.heldBy ?? [], outside: object.outsideHolders ?? [])
             out += object.site.map { ", allocated at \($0)" } ?? ""
             out += "\n"
         }

@@ -127,6 +127,27 @@ int lg_sanitizer_allocation_size(const void *object, size_t *size);
 size_t lg_find_global_holders(const uintptr_t *sortedTargets, size_t targetCount, uintptr_t *slots,
                               uintptr_t *found, size_t capacity);
 
+/// The threads' stacks that hold some of `sortedTargets` (object addresses, ascending): the
+/// calling thread's in `currentRanges` (`currentRangeCount` pairs of low, high: the frames to
+/// read), and every other thread blocked in the kernel, not inside LeakGraph's analysis, from its
+/// stack pointer to the end of its mapping, read through fault-safe copies. Fills `slots` (the
+/// stack word's address), `found` (the object it holds) and `threads` (0 for the calling thread,
+/// else the thread's id) up to `capacity`, at most 4 for any one object; returns how many. Linux;
+/// 0 elsewhere.
+size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount, const uintptr_t *currentRanges,
+                             size_t currentRangeCount, uintptr_t *slots, uintptr_t *found, int64_t *threads,
+                             size_t capacity);
+
+/// Marks the calling thread as inside LeakGraph's own analysis until the matching leave (nested
+/// calls count): ``lg_find_stack_holders`` never takes its stack for a holder.
+void lg_analysis_enter(void);
+void lg_analysis_leave(void);
+
+/// The calling function's frames and its callers', innermost first: each frame's return address
+/// (an address inside the function) and its stack pointer. Through libunwind's cursor; 0 without
+/// it (or in a forked child).
+int lg_current_frames(uintptr_t *returnAddresses, uintptr_t *stackPointers, int capacity);
+
 /// The bytes usable in the allocation whose malloc chunk header word (the word before the
 /// allocation, read through ``lg_safe_copy``) is `header`: glibc's layout; 0 elsewhere.
 size_t lg_allocation_size_from_header(uintptr_t header);

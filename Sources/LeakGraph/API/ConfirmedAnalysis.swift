@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -91,19 +93,23 @@ extension LeakGraph {
     package static func findLeaksToDescribe(options: SnapshotOptions = .default) -> (
         snapshot: GraphSnapshot, report: LeakReport
     ) {
+        // This thread's frames hold the addresses looked for: no other thread's look names them.
+        lg_analysis_enter()
+        defer { lg_analysis_leave() }
         let found = findLeaks(options: options)
         // Stacks, closures, field declarations and globals: one symbolizer for all of them.
         return ExternalSymbolizer.shared.withSession {
             var snapshot = Symbolicator.symbolicate(found.snapshot)
             snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
-            nameGlobalHolders(in: &snapshot, report: found.report)
+            nameOutsideHolders(in: &snapshot, report: found.report)
             return (snapshot, found.report)
         }
     }
 
-    /// Names the globals holding the objects whose holders the graph does not show: unknown
-    /// owners and retained cycles' members held from outside (``ObjectInfo/heldByGlobals``).
-    private static func nameGlobalHolders(in snapshot: inout GraphSnapshot, report: LeakReport) {
+    /// Names the globals and the threads' stacks holding the objects whose holders the graph
+    /// does not show: unknown owners and retained cycles' members held from outside
+    /// (``ObjectInfo/heldByGlobals``, ``ObjectInfo/outsideHolders``).
+    private static func nameOutsideHolders(in snapshot: inout GraphSnapshot, report: LeakReport) {
         var ids = Set(report.unknownOwners.map(\.object))
         for cycle in report.cycles where !cycle.leaked { ids.formUnion(cycle.unexplainedHolders.map(\.object)) }
         guard !ids.isEmpty else { return }
@@ -115,8 +121,12 @@ extension LeakGraph {
                 positionOfAddress[snapshot.objects[position].address] = position
             }
         }
-        for (address, names) in GlobalHolders.names(holding: Array(positionOfAddress.keys)) {
+        let addresses = Array(positionOfAddress.keys)
+        for (address, names) in GlobalHolders.names(holding: addresses) {
             if let position = positionOfAddress[address] { snapshot.objects[position].heldByGlobals = names }
+        }
+        for (address, names) in StackHolders.names(holding: addresses) {
+            if let position = positionOfAddress[address] { snapshot.objects[position].outsideHolders += names }
         }
     }
 }

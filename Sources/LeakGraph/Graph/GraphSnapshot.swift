@@ -115,8 +115,10 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     /// The globals found holding the object (`Cache.shared : Cache`, its image), named when a
     /// leak description looks for the holders the graph does not show; empty when none was.
     public var heldByGlobals: [String] = []
-    /// What holds the object from outside the graph, as the code that handed it over said
-    /// (``TrackedObject/setOutsideHolder(_:)``: a Dispatch timer, a queue's pending work).
+    /// What holds the object from outside the graph: as the code that handed it over said
+    /// (``TrackedObject/setOutsideHolder(_:)``: a Dispatch timer, a queue's pending work), and
+    /// the threads' stacks found holding it when a leak description looked (`a local in
+    /// testCache() at CacheTests.swift:21`, `the stack of thread 'poller' (tid 4242)`).
     public var outsideHolders: [String] = []
     /// Where the object was when the snapshot was taken (0: unknown — a graph built by hand or
     /// read from a dump). Only for naming what holds it, while it is alive; not part of the

@@ -112,6 +112,8 @@ enum Snapshotter {
         // LeakGraph's own allocations while it looks are not the program's: not recorded (until
         // the holds are let go: a deinit that runs then is the program's).
         lg_process_suppress(1)
+        lg_analysis_enter()
+        defer { lg_analysis_leave() }
         var suppressed = true
         defer { if suppressed { lg_process_suppress(-1) } }
         // Before any lock or gate: testing a weak reference can run a deinit, which may itself

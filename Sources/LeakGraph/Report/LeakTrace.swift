@@ -211,21 +211,18 @@ public enum LeakTrace {
         "parent", "delegate", "owner", "observer", "handler", "callback", "target", "container",
     ]
 
-    /// ` (held by global keptForever (App))` when globals were found holding the object, and
-    /// ` (held by a Dispatch timer …)` for what its code named as its outside holder; else "".
+    /// ` (held by global keptForever (App), a local in run() at main.swift:12)` when globals or
+    /// stacks were found holding the object or its code named its outside holder; else "".
     static func heldByGlobals(_ id: UInt64, _ snapshot: GraphSnapshot) -> String {
         guard let object = snapshot.object(id) else { return "" }
-        return heldByGlobalsText(object.heldByGlobals) + outsideHoldersText(object.outsideHolders)
+        return holdersText(globals: object.heldByGlobals, outside: object.outsideHolders)
     }
 
-    /// ` (held by a Dispatch timer (…))`, or "" for none: the one wording of every output.
-    package static func outsideHoldersText(_ holders: [String]) -> String {
-        holders.isEmpty ? "" : " (held by \(holders.joined(separator: ", ")))"
-    }
-
-    /// ` (held by global a, b)`, or "" for no globals: the one wording of every output.
-    package static func heldByGlobalsText(_ globals: [String]) -> String {
-        globals.isEmpty ? "" : " (held by global \(globals.joined(separator: ", ")))"
+    /// ` (held by global a, global b, a Dispatch timer (…))`, or "" for none: the one wording of
+    /// every output for what holds an object from outside the graph.
+    package static func holdersText(globals: [String], outside: [String]) -> String {
+        let holders = globals.map { "global \($0)" } + outside
+        return holders.isEmpty ? "" : " (held by \(holders.joined(separator: ", ")))"
     }
 
     /// Chooses the edge to cut, in order of preference: a capture made by the user's own

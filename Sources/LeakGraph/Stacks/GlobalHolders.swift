@@ -9,8 +9,8 @@ import Foundation
 /// symbol table. A word of a global that merely equals an address (an integer, a stale pointer)
 /// would name a wrong holder, never change a verdict: this only adds names.
 enum GlobalHolders {
-    /// The most globals named in one description.
-    static let capacity = 256
+    /// The most globals named in one description (at most 4 for any one object).
+    static let capacity = 4096
 
     /// For each of `addresses` held by a global, the globals' names (`keptForever : Parent?
     /// (plain-classes-example)`).

@@ -1,0 +1,93 @@
+import CLeakGraphSupport
+import Foundation
+import Testing
+
+@testable import LeakGraph
+
+private final class StackHeldParent: TrackedObject {
+    var child: StackHeldChild?
+}
+
+private final class StackHeldChild: TrackedObject {
+    var parent: StackHeldParent?
+}
+
+/// A retained cycle of two, labelled `label`; broken by `parent.child = nil`.
+private func makeCycle(_ label: String) -> StackHeldParent {
+    let parent = StackHeldParent(label: label)
+    let child = StackHeldChild(label: label)
+    parent.child = child
+    child.parent = parent
+    return parent
+}
+
+/// An object and its address, held by the heap alone: no frame of the test keeps either.
+private nonisolated(unsafe) var objectsHeldOnTheHeapOnly: (object: NSObject, addresses: [UInt])?
+
+@inline(never) private func keepAnObjectOnTheHeapOnly() {
+    let object = NSObject()
+    objectsHeldOnTheHeapOnly = (object, [UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())])
+}
+
+@Suite("Threads' stacks named as outside holders")
+struct StackHoldersTests {
+    @Test(
+        "a retained cycle a running function keeps in a local names that function",
+        .enabled(if: lg_learned_frame_rules() != 0, "needs libunwind"),
+        .enabled(if: ExternalSymbolizer.find("llvm-symbolizer") != nil, "needs llvm-symbolizer"))
+    func localOfTheCallingFunction() throws {
+        let parent = makeCycle("held by a local")
+        defer { parent.child = nil }
+        try withExtendedLifetime(parent) {
+            let (snapshot, report) = LeakGraph.findLeaksToDescribe()
+            let id = try #require(
+                snapshot.objects.first { $0.label == "held by a local" && $0.type.contains("StackHeldParent") }?.id)
+            let cycle = try #require(report.cycles.first { $0.objects.contains(id) })
+            #expect(!cycle.leaked)
+            let names = snapshot.object(id)?.outsideHolders ?? []
+            #expect(
+                names.contains { $0.contains("a local in") && $0.contains("localOfTheCallingFunction") }, "\(names)")
+            #expect(
+                LeakTrace.describe(snapshot, report: report, objects: Set(cycle.objects)).contains(
+                    "(held by a local in"))
+        }
+    }
+
+    @Test("a retained cycle another thread keeps on its stack names that thread")
+    func stackOfABlockedThread() throws {
+        let parked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            // Named from inside: a name set on a Thread before it starts is not the kernel's.
+            Thread.current.name = "lg-stack-holder"
+            let parent = makeCycle("held by a blocked thread")
+            withExtendedLifetime(parent) {
+                parked.signal()
+                release.wait()
+            }
+            parent.child = nil
+        }
+        thread.start()
+        parked.wait()
+        defer { release.signal() }
+        // The thread is blocked in the kernel once its wait has begun.
+        Thread.sleep(forTimeInterval: 0.05)
+        let (snapshot, report) = LeakGraph.findLeaksToDescribe()
+        let id = try #require(
+            snapshot.objects.first { $0.label == "held by a blocked thread" && $0.type.contains("StackHeldParent") }?.id
+        )
+        let cycle = try #require(report.cycles.first { $0.objects.contains(id) })
+        #expect(!cycle.leaked)
+        let names = snapshot.object(id)?.outsideHolders ?? []
+        #expect(names.contains { $0.hasPrefix("the stack of thread 'lg-stack-holder' (tid ") }, "\(names)")
+    }
+
+    @Test("nothing is named for an object no stack holds")
+    func noStackNoName() {
+        keepAnObjectOnTheHeapOnly()
+        defer { objectsHeldOnTheHeapOnly = nil }
+        let addresses = objectsHeldOnTheHeapOnly?.addresses ?? []
+        #expect(!addresses.isEmpty)
+        #expect(StackHolders.names(holding: addresses).isEmpty)
+    }
+}
