@@ -95,10 +95,11 @@ let package = Package(
                 "plain-classes-example", "fork-stress-example", "server-example", "unload-example",
             ]),
         .testTarget(
-            name: "LeakGraphRxTests", dependencies: ["LeakGraphRx", "LeakGraphRxCocoa", "LeakGraph", "LeakGraphTestSupport"]),
+            name: "LeakGraphRxTests",
+            dependencies: ["LeakGraphRx", "LeakGraphRxCocoa", "LeakGraph", "LeakGraphTestSupport"]),
         .target(name: "LeakGraphRxBlocking", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),
         // RxCocoa's platform-free traits: Driver, Signal, SharedSequence.
-        .target(name: "LeakGraphRxCocoa", dependencies: ["LeakGraphRx"], swiftSettings: optimizedSwift),
+        .target(name: "LeakGraphRxCocoa", dependencies: ["LeakGraphRx", "LeakGraph"], swiftSettings: optimizedSwift),
         .target(
             name: "LeakGraphRxTest", dependencies: ["LeakGraphRx", "LeakGraph", "LeakGraphTesting"],
             swiftSettings: optimizedSwift),

@@ -42,10 +42,9 @@ extension Publisher {
 
 /// The node between upstream and downstream: a subscriber to upstream and the subscription
 /// downstream sees. Holds both strongly until cancel or completion.
-final class TrackedSubscription<Input, Failure: Error, Downstream: Subscriber>: TrackedObject, Subscriber, Subscription,
-    @unchecked Sendable
+final class TrackedSubscription<Input, Failure: Error, Downstream: Subscriber>: TrackedObject, Subscriber, Subscription
 where Downstream.Input == Input, Downstream.Failure == Failure {
-    // @unchecked Sendable: both references are only touched under `state`.
+    // Thread-safe: both references are only touched under `state`.
     private struct State {
         var downstream: Downstream?
         var upstream: Subscription?

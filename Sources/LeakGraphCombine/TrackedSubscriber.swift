@@ -11,11 +11,9 @@ import LeakGraph
 /// let subscriber = TrackedSubscriber<Int, Never>(label: "prices") { print($0) }
 /// publisher.tracked(label: "prices").receive(subscriber: subscriber)
 /// ```
-public final class TrackedSubscriber<Input, Failure: Error>: TrackedObject, Subscriber, Cancellable,
-    @unchecked Sendable
-{
-    // @unchecked Sendable: `subscription` is only touched under `state`; the two handlers are
-    // immutable and run on whichever thread the publisher delivers on, as with Combine's `Sink`.
+public final class TrackedSubscriber<Input, Failure: Error>: TrackedObject, Subscriber, Cancellable {
+    // Thread-safe as Combine's `Sink`: `subscription` is only touched under `state`; the two
+    // handlers are immutable and run on whichever thread the publisher delivers on.
     private let receiveValue: (Input) -> Void
     private let receiveCompletion: (Subscribers.Completion<Failure>) -> Void
     private let state = Locked<Subscription?>(nil)

@@ -20,11 +20,17 @@ enum ParallelLoading {
 }
 
 /// Gives back the resident pages of a read-only file mapping, a range at a time.
-struct PageReleaser: @unchecked Sendable {
-    // @unchecked: it only calls madvise(MADV_DONTNEED) on whole pages of a private read-only
+struct PageReleaser: Sendable {
+    // Unchecked: it only calls madvise(MADV_DONTNEED) on whole pages of a private read-only
     // mapping that outlives every reader (pages fault back in from the file if read again).
-    let base: UnsafeRawPointer
+    private let mapping: UncheckedSendable<UnsafeRawPointer>
+    var base: UnsafeRawPointer { mapping.value }
     let count: Int
+
+    init(base: UnsafeRawPointer, count: Int) {
+        mapping = UncheckedSendable(base)
+        self.count = count
+    }
 
     /// Gives back the whole pages between `from` and `upTo` (none when `upTo` is not past `from`).
     func release(from: Int, upTo: Int) {
@@ -37,12 +43,13 @@ struct PageReleaser: @unchecked Sendable {
 }
 
 /// Read-only bytes handed to another thread.
-struct SendableBytes: @unchecked Sendable {
-    // @unchecked: the bytes are a read-only mapping (or buffer) that the reader keeps until the
+struct SendableBytes: Sendable {
+    // Unchecked: the bytes are a read-only mapping (or buffer) that the reader keeps until the
     // worker has been waited for; nothing writes them.
-    let bytes: UnsafeRawBufferPointer
+    private let box: UncheckedSendable<UnsafeRawBufferPointer>
+    var bytes: UnsafeRawBufferPointer { box.value }
 
-    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(_ bytes: UnsafeRawBufferPointer) { box = UncheckedSendable(bytes) }
 }
 
 /// The `objects` section of a dump, as the thread that read it hands it over.

@@ -91,8 +91,8 @@ extension BlockingObservable {
 }
 
 /// Collects events for a blocking operator and wakes the waiting thread when it is done.
-private final class BlockingCollector<Element>: ObserverType, @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is guarded by `condition`'s lock.
+private final class BlockingCollector<Element>: ObserverType {
+    // Thread-safe: every mutable field is guarded by `condition`'s lock.
     private let condition = NSCondition()
     private let max: Int?
     private let predicate: (Element) throws -> Bool

@@ -1,3 +1,4 @@
+import LeakGraph
 import LeakGraphRx
 import Synchronization
 

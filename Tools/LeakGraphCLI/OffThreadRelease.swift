@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Frees a big value on a thread of its own, so a command's answer does not wait for it.
 ///
@@ -15,13 +16,11 @@ enum OffThreadRelease {
     }
 
     /// Holds the value until the other thread lets it go.
-    private final class Box<Value>: @unchecked Sendable {
-        // @unchecked: `value` is set once when made and cleared once by the releasing thread;
-        // nothing else reads or writes it.
-        private var value: Value?
+    private final class Box<Value: Sendable>: Sendable {
+        private let value: Mutex<Value?>
 
-        init(_ value: consuming Value) { self.value = consume value }
+        init(_ value: consuming Value) { self.value = Mutex(consume value) }
 
-        func empty() { value = nil }
+        func empty() { value.withLock { $0 = nil } }
     }
 }

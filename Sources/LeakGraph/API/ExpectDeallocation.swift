@@ -63,10 +63,10 @@ extension LeakGraph {
 }
 
 /// A weak reference that can cross threads; only `isAlive` is read.
-// @unchecked Sendable: the only state is a `weak` reference, which the runtime reads and clears
-// atomically; the box never hands the object out, it only says whether it is alive.
-private final class WeakBox: @unchecked Sendable {
-    private weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-    var isAlive: Bool { object != nil }
+private struct WeakBox: Sendable {
+    // Unchecked: the only state is a `weak` reference, which the runtime reads and clears
+    // atomically; the box never hands the object out, it only says whether it is alive.
+    private let reference: UncheckedSendable<WeakReference>
+    init(_ object: AnyObject) { reference = UncheckedSendable(WeakReference(object: object)) }
+    var isAlive: Bool { reference.value.object != nil }
 }

@@ -253,9 +253,11 @@ private struct GenericLayoutKey: Hashable {
 }
 
 /// Immutable metadata (a mangled name in an image), in a `Sendable` value.
-// @unchecked Sendable: the pointer names read-only data of a loaded image, never written.
-struct RawPointerBox: @unchecked Sendable {
-    let pointer: UnsafeRawPointer
+struct RawPointerBox: Sendable {
+    // Unchecked: the pointer names read-only data of a loaded image, never written.
+    private let box: UncheckedSendable<UnsafeRawPointer>
+    var pointer: UnsafeRawPointer { box.value }
+    init(pointer: UnsafeRawPointer) { box = UncheckedSendable(pointer) }
 }
 
 /// The bytes of a mangled string (symbolic references included).

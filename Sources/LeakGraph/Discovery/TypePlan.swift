@@ -524,8 +524,10 @@ final class TypePlanBox: Sendable {
 }
 
 /// An `Any.Type` that can be stored in `Sendable` values.
-// @unchecked Sendable: a metatype is a pointer to immutable runtime metadata, valid for the
-// process's lifetime.
-struct MetatypeBox: @unchecked Sendable {
-    let type: Any.Type
+struct MetatypeBox: Sendable {
+    // Unchecked: a metatype is a pointer to immutable runtime metadata, valid for the process's
+    // lifetime.
+    private let box: UncheckedSendable<Any.Type>
+    var type: Any.Type { box.value }
+    init(type: Any.Type) { box = UncheckedSendable(type) }
 }

@@ -17,15 +17,17 @@ public enum Hooks {
     /// The type of ``customCaptureSubscriptionCallstack``.
     public typealias CustomCaptureSubscriptionCallstack = () -> [String]
 
-    // @unchecked Sendable: the boxes are immutable; the closures they hold are called on
-    // whichever thread subscribes or delivers an unhandled error, as in RxSwift, so it is the
-    // closures' own business to be thread-safe (the defaults print and read the stack).
-    private struct Handlers: @unchecked Sendable {
-        var defaultErrorHandler: DefaultErrorHandler = { callStack, error in
+    // Unchecked: the closures are called on whichever thread subscribes or delivers an
+    // unhandled error, as in RxSwift, so it is the closures' own business to be thread-safe (the
+    // defaults print and read the stack); replacing them goes through the lock.
+    private struct Handlers: Sendable {
+        var defaultErrorHandler = UncheckedSendable<DefaultErrorHandler> { callStack, error in
             print("Unhandled error happened: \(error)")
             if !callStack.isEmpty { print("subscription called from:\n\(callStack.joined(separator: "\n"))") }
         }
-        var customCaptureSubscriptionCallstack: CustomCaptureSubscriptionCallstack = { Thread.callStackSymbols }
+        var customCaptureSubscriptionCallstack = UncheckedSendable<CustomCaptureSubscriptionCallstack> {
+            Thread.callStackSymbols
+        }
     }
 
     private static let handlers = Locked(Handlers())
@@ -35,11 +37,11 @@ public enum Hooks {
     /// subscription's call stack when recorded). Reading and replacing it are safe from any
     /// thread; the handler itself runs on the thread that delivers the error.
     public static var defaultErrorHandler: DefaultErrorHandler {
-        get { handlers.withLock { $0.defaultErrorHandler } }
+        get { handlers.withLock { $0.defaultErrorHandler.value } }
         set {
             // The old handler is released after unlocking: its captures may run arbitrary deinits.
             let old = handlers.withLock { handlers in
-                defer { handlers.defaultErrorHandler = newValue }
+                defer { handlers.defaultErrorHandler.value = newValue }
                 return handlers.defaultErrorHandler
             }
             _ = old
@@ -49,10 +51,10 @@ public enum Hooks {
     /// Captures the call stack of a subscription when ``recordCallStackOnError`` is on (default:
     /// `Thread.callStackSymbols`).
     public static var customCaptureSubscriptionCallstack: CustomCaptureSubscriptionCallstack {
-        get { handlers.withLock { $0.customCaptureSubscriptionCallstack } }
+        get { handlers.withLock { $0.customCaptureSubscriptionCallstack.value } }
         set {
             let old = handlers.withLock { handlers in
-                defer { handlers.customCaptureSubscriptionCallstack = newValue }
+                defer { handlers.customCaptureSubscriptionCallstack.value = newValue }
                 return handlers.customCaptureSubscriptionCallstack
             }
             _ = old

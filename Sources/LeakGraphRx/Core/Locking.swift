@@ -1,13 +1,6 @@
 import LeakGraph
 import Synchronization
 
-/// A value that crosses isolation boundaries under a guarantee the compiler cannot check (a
-/// lock, or a serial queue).
-package struct UncheckedSendable<Value>: @unchecked Sendable {
-    package var value: Value
-    package init(_ value: Value) { self.value = value }
-}
-
 extension Mutex where Value: Sendable {
     /// `withLock` for bodies that return values that are not `Sendable`: the lock already
     /// serialises every access to the state, so handing the result out is safe.

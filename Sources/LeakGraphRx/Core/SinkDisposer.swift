@@ -8,10 +8,10 @@ import Synchronization
 /// cycle keeps a subscription alive without an outside owner, and only `dispose()` or a terminal
 /// event breaks it. A subscription that is neither disposed nor terminated, and whose disposable
 /// was dropped, therefore shows in a snapshot as a leaked cycle through a `SinkDisposer`.
-public final class SinkDisposer: TrackedObject, Cancelable, @unchecked Sendable {
+public final class SinkDisposer: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: `sink` and `subscription` are written once before the `set` bit is
+    // Thread-safe: `sink` and `subscription` are written once before the `set` bit is
     // published (releasing) and cleared once, by the one thread that observes both `set` and
     // `disposed` (acquiring).
     private static let setBit = 1

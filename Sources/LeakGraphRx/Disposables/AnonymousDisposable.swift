@@ -5,10 +5,10 @@ import Synchronization
 ///
 /// The action is a stored closure: LeakGraph's snapshot finds the tracked objects it captures
 /// (`capture` edges) while it is still held.
-final class AnonymousDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+final class AnonymousDisposable: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: `action` is written in init and cleared once, by the thread that won
+    // Thread-safe: `action` is written in init and cleared once, by the thread that won
     // the atomic `disposed` exchange.
     private let disposed = Atomic<Bool>(false)
     private var action: (() -> Void)?

@@ -2,10 +2,10 @@ import LeakGraph
 import Synchronization
 
 /// Disposes two disposables, in order, on the first `dispose()`, then drops them.
-final class BinaryDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+final class BinaryDisposable: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the two references are written in init and cleared once, by the
+    // Thread-safe: the two references are written in init and cleared once, by the
     // thread that won the atomic `disposed` exchange.
     private let disposed = Atomic<Bool>(false)
     private var first: Disposable?

@@ -8,8 +8,8 @@ import Synchronization
 /// worker.run { cancelled.isDisposed }
 /// cancelled.dispose()
 /// ```
-public final class BooleanDisposable: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: its only state is an atomic (the checked form is refused to every
+public final class BooleanDisposable: TrackedObject, Cancelable {
+    // Thread-safe: its only state is an atomic (the checked form is refused to every
     // subclass of `TrackedObject`, which is thread safe but not `Sendable`).
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()

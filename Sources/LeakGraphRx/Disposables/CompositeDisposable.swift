@@ -11,10 +11,10 @@ import Synchronization
 /// let key = group.insert(Disposables.create { print("a") })
 /// group.remove(for: key!)   // a
 /// ```
-public final class CompositeDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+public final class CompositeDisposable: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    // Thread-safe: all mutable state is in `state`, behind its mutex.
 
     /// Identifies a member, to remove it later.
     public struct DisposeKey: Hashable, Sendable {

@@ -12,10 +12,10 @@ import Synchronization
 /// ```
 ///
 /// Thread safe. Each `disposed(by:)` edge records its call site when stacks are on.
-public final class DisposeBag: TrackedObject, @unchecked Sendable {
+public final class DisposeBag: TrackedObject {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    // Thread-safe: all mutable state is in `state`, behind its mutex.
     private struct State {
         var disposables: [Disposable] = []
         var disposed = false

@@ -10,8 +10,8 @@ import LeakGraph
 /// refCount.dispose()   // the source stays subscribed…
 /// handle.dispose()     // …until the last handle goes
 /// ```
-public final class RefCountDisposable: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: all mutable state is in `state`, behind its lock.
+public final class RefCountDisposable: TrackedObject, Cancelable {
+    // Thread-safe: all mutable state is in `state`, behind its lock.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
 
@@ -76,8 +76,8 @@ public final class RefCountDisposable: TrackedObject, Cancelable, @unchecked Sen
 }
 
 /// One ``RefCountDisposable/retain()`` handle: releases once.
-private final class RefCountHandle: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: the parent is Sendable and the flag is behind its lock.
+private final class RefCountHandle: TrackedObject, Cancelable {
+    // Thread-safe: the parent is Sendable and the flag is behind its lock.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
     private let parent: RefCountDisposable

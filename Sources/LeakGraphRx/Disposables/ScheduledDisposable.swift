@@ -8,8 +8,8 @@ import Synchronization
 /// ```swift
 /// let onMain = ScheduledDisposable(scheduler: MainScheduler.instance, disposable: viewSubscription)
 /// ```
-public final class ScheduledDisposable: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: the disposable is read and cleared only under `state`'s lock; the
+public final class ScheduledDisposable: TrackedObject, Cancelable {
+    // Thread-safe: the disposable is read and cleared only under `state`'s lock; the
     // scheduler is immutable (schedulers are used from any thread).
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()

@@ -10,10 +10,10 @@ import Synchronization
 /// serial.disposable = Disposables.create { print("first") }
 /// serial.disposable = Disposables.create()   // first
 /// ```
-public final class SerialDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+public final class SerialDisposable: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    // Thread-safe: all mutable state is in `state`, behind its mutex.
     private struct State {
         var current: Disposable?
         var disposed = false

@@ -2,10 +2,10 @@ import LeakGraph
 import Synchronization
 
 /// Holds one disposable assigned once; disposing before the assignment disposes it on arrival.
-public final class SingleAssignmentDisposable: TrackedObject, Cancelable, @unchecked Sendable {
+public final class SingleAssignmentDisposable: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    // Thread-safe: all mutable state is in `state`, behind its mutex.
     private struct State {
         var current: Disposable?
         var disposed = false

@@ -9,10 +9,10 @@ import LeakGraph
 /// name.accept("Ada")                                       // Ada
 /// print(name.value)                                        // Ada
 /// ```
-public final class BehaviorRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+public final class BehaviorRelay<Element>: TrackedObject, ObservableType {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the only state is the subject, which is thread safe.
+    // Thread-safe: the only state is the subject, which is thread safe.
     private let subject: BehaviorSubject<Element>
 
     /// A relay whose current value is `value`.

@@ -11,10 +11,10 @@ import LeakGraph
 /// taps.subscribe(onNext: { print("tap") }).disposed(by: bag)
 /// taps.accept(())   // tap
 /// ```
-public final class PublishRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+public final class PublishRelay<Element>: TrackedObject, ObservableType {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the only state is the subject, which is thread safe.
+    // Thread-safe: the only state is the subject, which is thread safe.
     private let subject: PublishSubject<Element>
 
     /// A relay with no observers.

@@ -8,10 +8,10 @@ import LeakGraph
 /// log.accept("a"); log.accept("b"); log.accept("c")
 /// log.subscribe(onNext: { print($0) }).disposed(by: bag)   // b, c
 /// ```
-public final class ReplayRelay<Element>: TrackedObject, ObservableType, @unchecked Sendable {
+public final class ReplayRelay<Element>: TrackedObject, ObservableType {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the only state is the subject, which is thread safe.
+    // Thread-safe: the only state is the subject, which is thread safe.
     private let subject: ReplaySubject<Element>
 
     private init(subject: ReplaySubject<Element>) {

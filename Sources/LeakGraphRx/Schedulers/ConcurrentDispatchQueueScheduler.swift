@@ -9,8 +9,7 @@ import LeakGraph
 /// ```swift
 /// let background = ConcurrentDispatchQueueScheduler(qos: .background)
 /// ```
-public class ConcurrentDispatchQueueScheduler: SchedulerType, @unchecked Sendable {
-    // @unchecked Sendable: every stored property is immutable and Sendable.
+public final class ConcurrentDispatchQueueScheduler: SchedulerType, Sendable {
     /// Seconds, as Foundation counts them.
     public typealias TimeInterval = Foundation.TimeInterval
     /// A point in time.
@@ -57,12 +56,6 @@ public class ConcurrentDispatchQueueScheduler: SchedulerType, @unchecked Sendabl
     }
 }
 
-/// A scheduler on any Dispatch queue, serial or concurrent (LeakGraphRx's own; RxSwift code uses
-/// ``SerialDispatchQueueScheduler`` or ``ConcurrentDispatchQueueScheduler``).
-public final class DispatchQueueScheduler: ConcurrentDispatchQueueScheduler, @unchecked Sendable {
-    // @unchecked Sendable: no stored state of its own.
-    /// A scheduler on `queue`.
-    public override init(queue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
-        super.init(queue: queue, leeway: leeway)
-    }
-}
+/// A scheduler on any Dispatch queue, serial or concurrent (LeakGraphRx's own name; RxSwift code
+/// uses ``SerialDispatchQueueScheduler`` or ``ConcurrentDispatchQueueScheduler``).
+public typealias DispatchQueueScheduler = ConcurrentDispatchQueueScheduler

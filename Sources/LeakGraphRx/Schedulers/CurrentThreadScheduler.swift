@@ -51,8 +51,8 @@ protocol TrampolineItem: AnyObject {
 
 /// A queued action with its state; disposing it cancels it if it has not run, or disposes
 /// what it returned.
-private final class TrampolineAction<State>: TrampolineItem, Disposable, @unchecked Sendable {
-    // @unchecked Sendable: `state` and `action` are only touched by the owning thread (which runs
+private final class TrampolineAction<State>: TrampolineItem, Disposable {
+    // Thread-safe: `state` and `action` are only touched by the owning thread (which runs
     // the queue); `dispose` may come from any thread and only touches `result`, behind its lock.
     private var state: State?
     private var action: ((State) -> Disposable)?

@@ -118,8 +118,7 @@ package final class MainQueueWatchdog: Sendable {
 
 /// Runs work on the main thread, at once when already on it (even with work pending), otherwise
 /// asynchronously.
-public final class ConcurrentMainScheduler: SchedulerType, @unchecked Sendable {
-    // @unchecked Sendable: immutable, Sendable state.
+public final class ConcurrentMainScheduler: SchedulerType, Sendable {
     /// Time intervals, as the other dispatch schedulers use.
     public typealias TimeInterval = Foundation.TimeInterval
     /// Absolute time.

@@ -8,8 +8,7 @@ import LeakGraph
 /// queue.maxConcurrentOperationCount = 2
 /// let scheduler = OperationQueueScheduler(operationQueue: queue)
 /// ```
-public class OperationQueueScheduler: ImmediateSchedulerType, @unchecked Sendable {
-    // @unchecked Sendable: immutable; OperationQueue is thread-safe.
+public final class OperationQueueScheduler: ImmediateSchedulerType, Sendable {
     /// The queue the operations are added to.
     public let operationQueue: OperationQueue
     /// The priority given to each operation.
@@ -33,8 +32,7 @@ public class OperationQueueScheduler: ImmediateSchedulerType, @unchecked Sendabl
 }
 
 /// Cancels an operation and the work it runs.
-private final class CancelOperation: Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: Operation's cancel is thread-safe; the token is Sendable.
+private final class CancelOperation: Cancelable {
     private let operation: Operation
     private let token: ScheduledWorkToken
 

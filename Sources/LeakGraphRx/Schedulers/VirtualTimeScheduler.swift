@@ -222,8 +222,8 @@ extension VirtualTimeScheduler: CustomDebugStringConvertible {
 /// An action pending on a virtual clock. Tracked: the scheduler's `scheduled` edge to it, and
 /// its captures, show what waits for the clock. Not generic, so that the scheduler's heap of them
 /// is plain code; its time lives in ``TimedVirtualSchedulerItem``.
-class VirtualSchedulerItem: TrackedObject, @unchecked Sendable {
-    // @unchecked Sendable: immutable; the token is Sendable.
+class VirtualSchedulerItem: TrackedObject {
+    // Thread-safe: immutable; the token is Sendable.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
     let id: Int
@@ -249,8 +249,8 @@ class VirtualSchedulerItem: TrackedObject, @unchecked Sendable {
 }
 
 /// A pending action with its virtual time.
-final class TimedVirtualSchedulerItem<Time>: VirtualSchedulerItem, @unchecked Sendable {
-    // @unchecked Sendable: immutable.
+final class TimedVirtualSchedulerItem<Time>: VirtualSchedulerItem {
+    // Thread-safe: immutable.
     let time: Time
     private let order: (Time, Time) -> VirtualTimeComparison
 

@@ -15,10 +15,8 @@ import LeakGraph
 /// ```
 ///
 /// Thread safe; observers are called after unlocking.
-public final class AsyncSubject<Element>: Observable<Element>, SubjectType, ObserverType, UnsubscribeType,
-    @unchecked Sendable
-{
-    // @unchecked Sendable: all mutable state is in `state`, `lastElement` and `stopEvent`, the
+public final class AsyncSubject<Element>: Observable<Element>, SubjectType, ObserverType, UnsubscribeType {
+    // Thread-safe: all mutable state is in `state`, `lastElement` and `stopEvent`, the
     // last two read and written only under `state`'s lock.
     /// The subject itself as its observer.
     public typealias SubjectObserverType = AsyncSubject<Element>

@@ -16,12 +16,12 @@ import Synchronization
 ///
 /// Thread safe and re-entrant; observers are called after unlocking.
 public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
-    UnsubscribeType, @unchecked Sendable
+    UnsubscribeType
 {
     /// The subject itself as its observer.
     public typealias SubjectObserverType = BehaviorSubject<Element>
 
-    // @unchecked Sendable: all mutable state is in `state`, behind its mutex.
+    // Thread-safe: all mutable state is in `state`, behind its mutex.
     private struct State {
         var observers = ObserverBag()
         var element: Element

@@ -140,10 +140,10 @@ protocol UnsubscribeType: AnyObject {
 
 /// The disposable a subject returns to a subscriber: holds the subject (`subject` edge) until
 /// disposed, then removes the observer from it.
-final class SubjectSubscription: TrackedObject, Cancelable, @unchecked Sendable {
+final class SubjectSubscription: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: `owner` is written in init and cleared once, by the thread that won
+    // Thread-safe: `owner` is written in init and cleared once, by the thread that won
     // the atomic `disposed` exchange.
     private let disposed = Atomic<Bool>(false)
     private var owner: (UnsubscribeType & TrackedObject)?

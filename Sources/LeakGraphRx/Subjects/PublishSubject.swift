@@ -18,12 +18,12 @@ import LeakGraph
 /// Delivering an event copies the observer list (no allocation) and calls each observer after
 /// unlocking.
 public final class PublishSubject<Element>: Observable<Element>, SubjectType, ObserverType, Cancelable,
-    UnsubscribeType, @unchecked Sendable
+    UnsubscribeType
 {
     /// The subject itself as its observer.
     public typealias SubjectObserverType = PublishSubject<Element>
 
-    // @unchecked Sendable: all mutable state is in `state` or `stopEvent`, behind `state`'s lock.
+    // Thread-safe: all mutable state is in `state` or `stopEvent`, behind `state`'s lock.
     private let state = Locked(SubjectState())
     /// The terminal event; read and written only under `state`'s lock (and only once
     /// `state.stopped` says there is one). Not an `Event<Element>?`: see ``TerminalEvent``.

@@ -11,7 +11,8 @@ struct ConcurrencyTests {
     @Test("4 threads subscribe, 2 dispose, 1 emits, 1 snapshots: no false leak, nothing left")
     func subscribeDisposeEmitSnapshot() async throws {
         let perThread = 2_000
-        let subject = PublishSubject<StressValue>()
+        // Thread-safe, not Sendable (as in RxSwift): handed to the threads unchecked.
+        let subject = UncheckedSendable(PublishSubject<StressValue>())
         let pending = Locked<[ThreadSafeDisposable]>([])
         let producersDone = Atomic<Int>(0)
         let disposed = Atomic<Int>(0)
@@ -27,7 +28,8 @@ struct ConcurrencyTests {
                 threads.append(
                     Thread {
                         for _ in 0..<perThread {
-                            let disposable = subject.map { StressValue(value: $0.value + 1) }.subscribe(onNext: { _ in
+                            let disposable = subject.value.map { StressValue(value: $0.value + 1) }.subscribe(onNext: {
+                                _ in
                                 received.add(1, ordering: .relaxed)
                             })
                             pending.withLock { $0.append(ThreadSafeDisposable(disposable)) }
@@ -55,7 +57,7 @@ struct ConcurrencyTests {
                 Thread {
                     var value = 0
                     while !stop.load(ordering: .acquiring) {
-                        subject.onNext(StressValue(value: value))
+                        subject.value.onNext(StressValue(value: value))
                         value += 1
                         if value % 64 == 0 { usleep(100) }
                     }

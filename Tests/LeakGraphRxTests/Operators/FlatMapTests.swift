@@ -94,9 +94,11 @@ struct FlatMapTests {
         _ = Observable.merge(subjects.map { $0.asObservable() }).subscribe(recorder)
         await withTaskGroup(of: Void.self) { group in
             for subject in subjects {
+                // Thread-safe, not Sendable (as in RxSwift): handed to the task unchecked.
+                let shared = UncheckedSendable(subject)
                 group.addTask {
-                    for value in 0..<250 { subject.onNext(value) }
-                    subject.onCompleted()
+                    for value in 0..<250 { shared.value.onNext(value) }
+                    shared.value.onCompleted()
                 }
             }
         }
@@ -283,10 +285,12 @@ struct ConcatTests {
         source.onCompleted()
         var generator = SeededGenerator(seed: 15)
         let order = Array(0..<count).shuffled(using: &generator)
+        // Thread-safe, not Sendable (as in RxSwift): handed to the threads unchecked.
+        let shared = UncheckedSendable(inners)
         DispatchQueue.concurrentPerform(iterations: 4) { part in
             for index in order[(part * count / 4)..<((part + 1) * count / 4)] {
-                inners[index].onNext(index)
-                inners[index].onCompleted()
+                shared.value[index].onNext(index)
+                shared.value[index].onCompleted()
             }
         }
         let events = recorder.events

@@ -57,9 +57,12 @@ struct StackHoldersTests {
     func stackOfABlockedThread() throws {
         let parked = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        let holderID = Locked("")
         let thread = Thread {
-            // Named from inside: a name set on a Thread before it starts is not the kernel's.
-            Thread.current.name = "lg-stack-holder"
+            // "<pid>/task/<tid>": the thread's id, as the name gives it. (Its name is whatever
+            // the kernel has: Foundation does not always pass a Thread's name on.)
+            let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self")) ?? ""
+            holderID.withLock { $0 = String(path.split(separator: "/").last ?? "") }
             let parent = makeCycle("held by a blocked thread")
             withExtendedLifetime(parent) {
                 parked.signal()
@@ -70,8 +73,16 @@ struct StackHoldersTests {
         thread.start()
         parked.wait()
         defer { release.signal() }
-        // The thread is blocked in the kernel once its wait has begun.
-        Thread.sleep(forTimeInterval: 0.05)
+        // Looked at once the thread is blocked in the kernel (a running thread shows no stack
+        // pointer).
+        let tid = holderID.withLock { $0 }
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline,
+            (try? String(contentsOfFile: "/proc/self/task/\(tid)/syscall", encoding: .utf8))?.hasPrefix("running")
+                ?? true
+        {
+            usleep(1_000)
+        }
         let (snapshot, report) = LeakGraph.findLeaksToDescribe()
         let id = try #require(
             snapshot.objects.first { $0.label == "held by a blocked thread" && $0.type.contains("StackHeldParent") }?.id
@@ -79,7 +90,8 @@ struct StackHoldersTests {
         let cycle = try #require(report.cycles.first { $0.objects.contains(id) })
         #expect(!cycle.leaked)
         let names = snapshot.object(id)?.outsideHolders ?? []
-        #expect(names.contains { $0.hasPrefix("the stack of thread 'lg-stack-holder' (tid ") }, "\(names)")
+        #expect(!tid.isEmpty)
+        #expect(names.contains { $0.hasPrefix("the stack of thread '") && $0.hasSuffix(" (tid \(tid))") }, "\(names)")
     }
 
     @Test("nothing is named for an object no stack holds")

@@ -2,8 +2,8 @@ import LeakGraph
 
 /// What both recursions keep: the action until disposed, and the latest scheduled step's
 /// disposable, to cancel it promptly.
-private final class RecursionCore<Action>: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is behind its lock; the action is only called.
+private final class RecursionCore<Action> {
+    // Thread-safe: the mutable state is behind its lock; the action is only called.
     private struct State {
         var action: Action?
         var pending: Disposable?
@@ -55,8 +55,8 @@ private final class RecursionCore<Action>: @unchecked Sendable {
 /// Tracked: while a step is pending, the graph shows the recursion holding its action's
 /// captures (a sequence's sink, for example). Disposing drops the action, so nothing it
 /// captured outlives the disposal.
-final class RecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is in `core`, behind its lock; the scheduler is
+final class RecursiveScheduler<State>: TrackedObject, Cancelable {
+    // Thread-safe: the mutable state is in `core`, behind its lock; the scheduler is
     // Sendable.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
@@ -94,8 +94,8 @@ final class RecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sen
 
 /// `scheduleRecursive(_:dueTime:action:)` on a ``SchedulerType``: each step may ask to run again
 /// after a delay.
-final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: as RecursiveScheduler.
+final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable {
+    // Thread-safe: as RecursiveScheduler.
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
     typealias Action = (State, (State, RxTimeInterval) -> Void) -> Void
@@ -134,10 +134,10 @@ final class DelayedRecursiveScheduler<State>: TrackedObject, Cancelable, @unchec
 ///
 /// Tracked, and reported `active` until disposed: a timer nobody disposed is what keeps an
 /// `interval` subscription alive, and the graph shows it holding its action's captures.
-final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable, @unchecked Sendable {
+final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: `value` is only touched by the ticks, which the scheduler runs one at
+    // Thread-safe: `value` is only touched by the ticks, which the scheduler runs one at
     // a time (each is scheduled by the previous one); the rest is behind `recursion`'s lock.
     private var value: State?
     private let period: RxTimeInterval

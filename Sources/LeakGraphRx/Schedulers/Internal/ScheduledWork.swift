@@ -7,10 +7,10 @@ import LeakGraph
 /// captured, so "alive because a timer still runs" is visible. Only Dispatch holds it; the caller
 /// gets its ``ScheduledWorkToken``, so the action and its captures go as soon as Dispatch drops
 /// the block (after running, or when a cancelled timer is torn down).
-final class ScheduledWork<State>: TrackedObject, @unchecked Sendable {
+final class ScheduledWork<State>: TrackedObject {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: the stored properties are immutable; the token is Sendable.
+    // Thread-safe: the stored properties are immutable; the token is Sendable.
     private let state: State
     private let action: (State) -> Disposable
     let token: ScheduledWorkToken
@@ -32,8 +32,8 @@ final class ScheduledWork<State>: TrackedObject, @unchecked Sendable {
 
 /// The caller's handle on ``ScheduledWork``: disposing it cancels the work (and its timer) or
 /// disposes what the action returned.
-final class ScheduledWorkToken: Cancelable, @unchecked Sendable {
-    // @unchecked Sendable: `result` is behind its lock; `timer` is set once, before the token is
+final class ScheduledWorkToken: Cancelable {
+    // Thread-safe: `result` is behind its lock; `timer` is set once, before the token is
     // shared, and DispatchSource is thread-safe.
     let result = Locked(ScheduledResult())
     var timer: DispatchSourceTimer?
@@ -97,10 +97,10 @@ struct DispatchQueueConfiguration: Sendable {
 
 /// A Dispatch timer's action and running state. Tracked and `active` until disposed: a timer
 /// nobody disposes keeps what its action captured alive forever, and the graph says so.
-final class PeriodicWork<State>: TrackedObject, Cancelable, @unchecked Sendable {
+final class PeriodicWork<State>: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
-    // @unchecked Sendable: `value` is only touched by the timer's handler, which Dispatch runs
+    // Thread-safe: `value` is only touched by the timer's handler, which Dispatch runs
     // one at a time; the timer is thread-safe.
     private var value: State
     private let action: (State) -> State
