@@ -21,12 +21,23 @@ private func makeCycle(_ label: String) -> StackHeldParent {
     return parent
 }
 
-/// An object and its address, held by the heap alone: no frame of the test keeps either.
-private nonisolated(unsafe) var objectsHeldOnTheHeapOnly: (object: NSObject, addresses: [UInt])?
+/// An object and its address, held by the heap alone: made on a thread that has ended, so no
+/// frame of a live thread ever held either (a dead frame of this thread's could leave the address
+/// in a slot a later frame does not overwrite).
+private let objectsHeldOnTheHeapOnly = Locked<(object: HeapOnlyObject, addresses: [UInt])?>(nil)
 
-@inline(never) private func keepAnObjectOnTheHeapOnly() {
-    let object = NSObject()
-    objectsHeldOnTheHeapOnly = (object, [UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())])
+private final class HeapOnlyObject: Sendable {}
+
+private func keepAnObjectOnTheHeapOnly() {
+    let made = DispatchSemaphore(value: 0)
+    let thread = Thread {
+        let object = HeapOnlyObject()
+        let address = UInt(bitPattern: Unmanaged.passUnretained(object).toOpaque())
+        objectsHeldOnTheHeapOnly.withLock { $0 = (object, [address]) }
+        made.signal()
+    }
+    thread.start()
+    made.wait()
 }
 
 @Suite("Threads' stacks named as outside holders")
@@ -97,8 +108,8 @@ struct StackHoldersTests {
     @Test("nothing is named for an object no stack holds")
     func noStackNoName() {
         keepAnObjectOnTheHeapOnly()
-        defer { objectsHeldOnTheHeapOnly = nil }
-        let addresses = objectsHeldOnTheHeapOnly?.addresses ?? []
+        defer { objectsHeldOnTheHeapOnly.withLock { $0 = nil } }
+        let addresses = objectsHeldOnTheHeapOnly.withLock { $0?.addresses } ?? []
         #expect(!addresses.isEmpty)
         #expect(StackHolders.names(holding: addresses).isEmpty)
     }
