@@ -90,16 +90,20 @@ extension LeakGraph {
     /// ``findLeaks(options:)`` with the snapshot's stacks and closures symbolicated: where every
     /// leak description starts (test failures, the process check, `expectDeallocation`, the
     /// dump at exit), before ``LeakTrace`` and the exporters turn it into text and pictures.
-    package static func findLeaksToDescribe(options: SnapshotOptions = .default) -> (
-        snapshot: GraphSnapshot, report: LeakReport
-    ) {
+    ///
+    /// - Parameter stacksFor: the ids of the stacks the caller will show, given the snapshot and
+    ///   its report (nil: every stack): the others keep their raw addresses.
+    package static func findLeaksToDescribe(
+        options: SnapshotOptions = .default, stacksFor: ((GraphSnapshot, LeakReport) -> Set<Int>)? = nil
+    ) -> (snapshot: GraphSnapshot, report: LeakReport) {
         // This thread's frames hold the addresses looked for: no other thread's look names them.
         lg_analysis_enter()
         defer { lg_analysis_leave() }
         let found = findLeaks(options: options)
         // Stacks, closures, field declarations and globals: one symbolizer for all of them.
         return ExternalSymbolizer.shared.withSession {
-            var snapshot = Symbolicator.symbolicate(found.snapshot)
+            var snapshot = Symbolicator.symbolicate(
+                found.snapshot, stacks: stacksFor.map { $0(found.snapshot, found.report) })
             snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
             nameOutsideHolders(in: &snapshot, report: found.report)
             return (snapshot, found.report)

@@ -92,6 +92,19 @@ package struct DumpSummary {
 }
 
 extension GraphSnapshot {
+    /// The ids of the stacks its objects and edges name.
+    package var referencedStackIDs: Set<Int> {
+        var ids = Set(objects.compactMap(\.stack))
+        for edge in edges { if let site = edge.site { ids.insert(site) } }
+        return ids
+    }
+
+    /// Drops the stacks no object or edge names (ids unchanged, still ascending).
+    package mutating func keepOnlyReferencedStacks() {
+        let referenced = referencedStackIDs
+        if referenced.count < stacks.count { stacks.removeAll { !referenced.contains($0.id) } }
+    }
+
     /// The part of this snapshot a ``DumpContents/cycles`` dump writes (see there), with the
     /// report's unknown owners cut to the objects written: every id the report names is in it.
     package func restrictedToCycles(of report: LeakReport) -> (snapshot: GraphSnapshot, report: LeakReport) {

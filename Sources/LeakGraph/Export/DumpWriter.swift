@@ -41,9 +41,14 @@ extension LeakGraph {
     static func writeDumpFiles(
         to directory: String, name: String?, renderSVG: Bool, contents: DumpContents?, keepingUntilExit: Bool = false
     ) throws(SafeFileWriter.Failure) -> ((files: DumpFiles, report: LeakReport), DumpSummary) {
-        let (whole, report) = findLeaksToDescribe()
         let contents = contents ?? .fromEnvironment
-        let (snapshot, written) = contents == .full ? (whole, report) : whole.restrictedToCycles(of: report)
+        // Only what is written is symbolized: the stacks of the objects and edges a cycles dump
+        // keeps (a full dump: every stack).
+        let (whole, report) = findLeaksToDescribe(
+            stacksFor: contents == .full ? nil : { $0.restrictedToCycles(of: $1).snapshot.referencedStackIDs })
+        let (restricted, written) = contents == .full ? (whole, report) : whole.restrictedToCycles(of: report)
+        var snapshot = restricted
+        if contents != .full { snapshot.keepOnlyReferencedStacks() }
         if keepingUntilExit { DumpAtExit.keepUntilExit(whole, snapshot, written) }
         let summary = DumpSummary(
             whole, report: report, contents: contents, writtenObjects: snapshot.objects.count,
@@ -54,7 +59,7 @@ extension LeakGraph {
         let dot = stem + ".dot"
         // The picture is drawn on another thread while the JSON is written: a big dump's dot
         // text takes a few tenths of a second, as long as a tenth of the JSON.
-        let picture = BackgroundResult { DotExporter.render(snapshot, report: written) }
+        let picture = BackgroundResult { [snapshot] in DotExporter.render(snapshot, report: written) }
         do {
             try SafeFileWriter.write(to: json, overlapped: true) { file in
                 JSONExporter.write(snapshot, report: written, processID: getpid(), summary: summary, to: &file)

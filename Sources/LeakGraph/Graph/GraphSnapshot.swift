@@ -69,6 +69,15 @@ public struct GraphSnapshot: Sendable, Hashable {
     public func stack(_ id: Int?) -> StackInfo? {
         guard let id else { return nil }
         if id >= 0 && id < stacks.count && stacks[id].id == id { return stacks[id] }
+        // Ids ascend (a dump that writes some stacks keeps their ids): a binary search, then a
+        // scan for a list built by hand in another order.
+        var low = 0
+        var high = stacks.count
+        while low < high {
+            let mid = (low + high) / 2
+            if stacks[mid].id < id { low = mid + 1 } else { high = mid }
+        }
+        if low < stacks.count && stacks[low].id == id { return stacks[low] }
         return stacks.first { $0.id == id }
     }
 

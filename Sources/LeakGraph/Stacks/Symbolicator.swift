@@ -34,9 +34,11 @@ public enum Symbolicator {
             if text.hasPrefix("partial apply for ") { text.removeFirst("partial apply for ".count) }
             // Closures in `main.swift`'s top-level code demangle with an empty context
             // (`closure #1 in `): name it.
+            // (Checked before replacing: Foundation's replace was a third of a big dump's
+            // symbolication, for names that almost never need it.)
             if text.hasSuffix(" in ") {
                 text += "top-level code"
-            } else {
+            } else if text.utf8.count > 4, text.firstRange(of: " in  ") != nil {
                 text = text.replacingOccurrences(of: " in  ", with: " in top-level code ")
             }
             if file == "/<compiler-generated>" { return text + (image.map { " (\($0))" } ?? "") }
@@ -131,19 +133,30 @@ public enum Symbolicator {
 
     /// Fills in the frames of every stack in `snapshot` and the names of capturing closures.
     public static func symbolicate(_ snapshot: GraphSnapshot) -> GraphSnapshot {
-        // Allocation stacks, task entry points and closures: one symbolizer for the three.
-        ExternalSymbolizer.shared.withSession { symbolicateNow(snapshot) }
+        symbolicate(snapshot, stacks: nil)
     }
 
-    private static func symbolicateNow(_ snapshot: GraphSnapshot) -> GraphSnapshot {
+    /// Fills in the frames of the stacks with ids in `stacks` (all when nil) and the names of
+    /// capturing closures, tasks and closure contexts: a dump that writes a few cycles of a big
+    /// process symbolizes only their stacks (a real suite's exit had symbolized 2,800 stacks to
+    /// write 44 objects).
+    package static func symbolicate(_ snapshot: GraphSnapshot, stacks wanted: Set<Int>?) -> GraphSnapshot {
+        // Allocation stacks, task entry points and closures: one symbolizer for the three.
+        ExternalSymbolizer.shared.withSession { symbolicateNow(snapshot, stacks: wanted) }
+    }
+
+    private static func symbolicateNow(_ snapshot: GraphSnapshot, stacks wanted: Set<Int>?) -> GraphSnapshot {
         var result = snapshot
         nameTasks(&result)
-        let stackAddresses = snapshot.stacks.filter(\.needsSymbolication).flatMap(\.addresses)
+        func needed(_ stack: StackInfo) -> Bool {
+            stack.needsSymbolication && (wanted.map { $0.contains(stack.id) } ?? true)
+        }
+        let stackAddresses = snapshot.stacks.filter(needed).flatMap(\.addresses)
         let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
         guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
         // Resolved all at once (one symbolizer batch per image); each stack then reads the cache.
         _ = frameChains(for: Array(Set(stackAddresses)))
-        for index in result.stacks.indices where result.stacks[index].needsSymbolication {
+        for index in result.stacks.indices where needed(result.stacks[index]) {
             let frames = stackFrames(for: result.stacks[index].addresses)
             result.stacks[index].frames = frames.map(\.description)
             result.stacks[index].userFrame = userFrameIndex(in: frames)
@@ -226,6 +239,16 @@ public enum Symbolicator {
     /// different allocation sites, and `leakgraph diff` reported growth that did not happen.)
     static func shortPath(_ path: String) -> String {
         guard path.hasPrefix("/") else { return path }
+        // A few hundred files name every frame of a dump: each is worked out once.
+        if let known = shortPaths.withLock({ $0[path] }) { return known }
+        let short = computeShortPath(path)
+        shortPaths.withLock { $0[path] = short }
+        return short
+    }
+
+    private static let shortPaths = Locked<[String: String]>([:], heldAcrossFork: true)
+
+    private static func computeShortPath(_ path: String) -> String {
         if let checkouts = path.range(of: "/checkouts/", options: .backwards) {
             return String(path[checkouts.upperBound...])
         }

@@ -47,6 +47,26 @@ struct DumpContentsTests {
         withExtendedLifetime((bystanders, holder)) {}
     }
 
+    @Test("a cycles dump writes, and symbolizes, only the stacks of what it writes")
+    func cyclesDumpWritesOnlyItsStacks() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Bystanders made at many places: their stacks are the process's, not the dump's.
+        let bystanders = makeBystandersAtManyPlaces()
+        makeLeakedDumpedPair()
+        let (files, _) = try LeakGraph.writeDump(to: directory, name: "stacks", contents: .cycles)
+        let dump = try LeakGraphDump(contentsOf: files.json)
+        let named = Set(dump.snapshot.objects.compactMap(\.stack) + dump.snapshot.edges.compactMap(\.site))
+        #expect(!named.isEmpty)
+        #expect(Set(dump.snapshot.stacks.map(\.id)) == named, "every stack written is named by what is written")
+        for id in named { #expect(dump.snapshot.stack(id)?.frames.isEmpty == false, "stack \(id) symbolized") }
+        let sites = dump.snapshot.objects.filter { $0.type == "DumpedPeer" }.compactMap {
+            dump.snapshot.stack($0.stack)?.userFrameDescription
+        }
+        #expect(sites.contains { $0.contains("makeLeakedDumpedPair") }, "\(sites)")
+        withExtendedLifetime(bystanders) {}
+    }
+
     @Test("with contents full a dump holds every live object")
     func fullHoldsEverything() throws {
         let directory = temporaryDirectory()
@@ -61,6 +81,12 @@ struct DumpContentsTests {
         #expect(summary.writtenObjects == summary.liveObjects)
         withExtendedLifetime(bystanders) {}
     }
+}
+
+/// Bystanders from six places, so that the process has stacks the dump does not write.
+private func makeBystandersAtManyPlaces() -> [DumpedBystander] {
+    [DumpedBystander(), DumpedBystander(), DumpedBystander()] + [DumpedBystander()] + [DumpedBystander()]
+        + [DumpedBystander()]
 }
 
 @inline(never)
