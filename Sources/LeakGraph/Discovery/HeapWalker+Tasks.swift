@@ -46,7 +46,11 @@ extension HeapWalker {
         // (a frame's link to its parent), neither an object nor a block to follow.
         var ranges: [Range<UInt>] = [address..<address + UInt(size)]
         var seen: Set<UInt> = []
-        var codeAddresses: [UInt] = []
+        // Where it resumes, innermost first: its async frames' chain when it can be read, else
+        // the code addresses its memory holds (a stale one from the allocation's last user can
+        // then name it wrongly).
+        let chain = resumeChain(memory, size: size)
+        var codeAddresses: [UInt] = chain
         defer { nodes[node].codeAddresses = codeAddresses }
         var budget = Self.maximumTaskBytes
         while let (base, size, depth) = pending.popLast() {
@@ -56,7 +60,7 @@ extension HeapWalker {
                 guard word != 0, word != address else { continue }
                 if map.isCode(word) {
                     // Where it resumes: its own and each async frame's resume function.
-                    if codeAddresses.count < 32 { codeAddresses.append(word) }
+                    if chain.isEmpty && codeAddresses.count < 32 { codeAddresses.append(word) }
                     continue
                 }
                 if candidate(word, in: region, from: taskWork, label: "frames", isTaskWord: true) { continue }
@@ -80,6 +84,30 @@ extension HeapWalker {
                 pending.append((block, blockSize, depth + 1))
             }
         }
+    }
+
+    /// The functions a suspended task resumes in, innermost first: its `ResumeTask` and, from its
+    /// `ResumeContext`, each async frame's `ResumeParent` up the `Parent` chain (read through
+    /// copies). Empty when the header does not show that shape. The two words' place moves with
+    /// the runtime's `Job` layout (a voucher and a reserved word came before them in newer
+    /// runtimes): the first place where a code address is followed by a context whose own resume
+    /// word is code is taken.
+    private mutating func resumeChain(_ task: UnsafeRawPointer, size: Int) -> [UInt] {
+        for offset in stride(from: 40, through: 72, by: 8) where offset + 16 <= size {
+            let resume = task.load(fromByteOffset: offset, as: UInt.self)
+            var context = task.load(fromByteOffset: offset + 8, as: UInt.self)
+            guard map.isCode(resume), context != 0, context & 7 == 0 else { continue }
+            var chain = [resume]
+            while context != 0, chain.count < 32, let words = memory.copyOf(context, count: 16) {
+                let parent = words.load(as: UInt.self)
+                let resumeParent = words.load(fromByteOffset: 8, as: UInt.self)
+                guard map.isCode(resumeParent) else { break }
+                chain.append(resumeParent)
+                context = parent
+            }
+            if chain.count > 1 { return chain }
+        }
+        return []
     }
 
     /// The most bytes of one task compared: its own allocation and the blocks it points at (its

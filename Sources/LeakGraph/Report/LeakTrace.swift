@@ -277,6 +277,19 @@ public enum LeakTrace {
         let userCapture =
             written.first { !isContext($0.to) } ?? userCaptures.first { !isContext($0.to) } ?? written.first
             ?? userCaptures.first
+        if userCapture == nil, captures.isEmpty, let frames = steps.first(where: { type($0.from) == TaskNode.typeName })
+        {
+            // Only a task and what it awaits: whatever could resume it was let go unfinished
+            // (`[weak self]` in the task, the owner gone, the stream's continuation dropped).
+            let awaited = type(frames.to)
+            return make(
+                frames,
+                "the Task can never finish: it waits on \(awaited), which only the task itself still holds — the "
+                    + "continuation that could resume it was let go without `finish()` or `resume`. Finish the "
+                    + "stream (`continuation.finish()`) or resume the continuation before letting it go, or cancel "
+                    + "the task (`task.cancel()`).",
+                "finish what the task awaits, or cancel the task")
+        }
         if steps.contains(where: { type($0.from) == TaskNode.typeName }) {
             // A task in the loop: it waits on something only the loop holds, so it never finishes.
             let owner = steps.first { type($0.to) == TaskNode.typeName }.map { type($0.from) } ?? "its owner"

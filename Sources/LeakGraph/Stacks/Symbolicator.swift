@@ -197,7 +197,12 @@ public enum Symbolicator {
             let candidates = frames.filter { frame in
                 !frame.isInternal && !frame.isLeakGraph && frame.function.map { !$0.contains("thunk") } ?? false
             }
-            if let frame = candidates.first(where: { $0.file != nil }) ?? candidates.first {
+            // A line of the user's source before code the compiler made in the user's image (a
+            // specialised `Clock.sleep`, at `/<compiler-generated>`).
+            let sourced = candidates.first {
+                $0.file != nil && $0.file != "/<compiler-generated>" && ($0.line ?? 0) > 0
+            }
+            if let frame = sourced ?? candidates.first(where: { $0.file != nil }) ?? candidates.first {
                 snapshot.objects[index].label = "waiting in \(frame.description)"
             }
         }

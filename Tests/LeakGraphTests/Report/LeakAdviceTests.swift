@@ -53,6 +53,29 @@ struct LeakAdviceTests {
         #expect(fix.advice == "type")
     }
 
+    @Test("a loop of only a task and what it awaits says to finish or cancel, not to capture weakly")
+    func taskOnlyLoop() throws {
+        let loop = GraphBuilder()
+            .object(1, "Task").object(2, "_Storage")
+            .edge(1, 2, "frames", kind: .unmanaged).edge(2, 1, "state.continuations[0]")
+            .build()
+        let fix = try #require(LeakTrace.fix(for: try leakedCycle(loop), in: loop))
+        #expect(fix.edge == "Task —frames→ _Storage")
+        #expect(fix.advice.contains("can never finish") && fix.advice.contains("continuation.finish()"))
+        #expect(!fix.advice.contains("weakly"), "\(fix.advice)")
+    }
+
+    @Test("a task loop through its owner's capture says to capture weakly and cancel the task")
+    func taskLoopThroughCapture() throws {
+        let loop = GraphBuilder()
+            .object(1, "Listener").object(2, "Task").object(3, "context of closure #1 in Listener.start()")
+            .edge(1, 2, "task._task").edge(2, 3, "frames", kind: .unmanaged).edge(3, 1, "capture")
+            .build()
+        let fix = try #require(LeakTrace.fix(for: try leakedCycle(loop), in: loop))
+        #expect(
+            fix.advice.contains("Capture Listener weakly") && fix.advice.contains("task?.cancel()"), "\(fix.advice)")
+    }
+
     @Test("registering a rule under a name already registered replaces it")
     func replaceByName() {
         LeakAdvice.register([
