@@ -531,23 +531,27 @@ __attribute__((noinline)) int lg_capture_stack_with_unwinder(uintptr_t *buffer, 
     return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
 }
 
-// The caller's frames, through libunwind's cursor: each return address with the stack pointer of
-// the frame it is in, so that a stack word at S belongs to the frame i with sps[i] <= S < sps[i+1].
+// The caller's frames by their frame pointers (Swift keeps them): each return address with the
+// stack pointer of the frame it returns into, so that a stack word at S belongs to the frame i
+// with sps[i] <= S < sps[i+1]. No libunwind: this runs on whatever thread describes a leak (a
+// signal's dump thread among them) while the others allocate. A frame without a frame pointer is
+// passed over (its words count as its caller's); the walk stops where the chain leaves the
+// thread's stack or stops rising.
 __attribute__((noinline)) int lg_current_frames(uintptr_t *returnAddresses, uintptr_t *stackPointers, int capacity) {
 #if LG_LEARNED_RULES
-    pthread_once(&lg_once, lg_load_unwinder);
-    if (!lg_learns_rules || capacity <= 0 || lg_is_forked_child()) return 0;
-    ucontext_t context;
-    lg_unw_cursor cursor;
-    if (lg_unw_getcontext(&context) != 0 || lg_unw_init_local(&cursor, &context) < 0) return 0;
+    if (capacity <= 0 || !lg_know_stack_bounds()) return 0;
+    uintptr_t low = lg_stack_low, high = lg_stack_high;
+    uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
     int written = 0;
-    // Cursor 0 is this function; each step goes one caller out.
-    while (written < capacity && lg_unw_step(&cursor) > 0) {
-        uint64_t ip = 0, sp = 0;
-        if (lg_unw_get_reg(&cursor, lg_unw_rip, &ip) < 0 || lg_unw_get_reg(&cursor, lg_unw_rsp, &sp) < 0) break;
-        returnAddresses[written] = (uintptr_t)ip;
-        stackPointers[written] = (uintptr_t)sp;
+    while (written < capacity && frame >= low && frame + 16 <= high && (frame & 7) == 0) {
+        uintptr_t next = ((const uintptr_t *)frame)[0];
+        uintptr_t returnAddress = ((const uintptr_t *)frame)[1];
+        if (returnAddress == 0) break;
+        returnAddresses[written] = returnAddress;
+        stackPointers[written] = frame + 16;  // the caller's stack pointer at the call
         written++;
+        if (next <= frame) break;
+        frame = next;
     }
     LG_NO_TAIL_CALL();
     return written;

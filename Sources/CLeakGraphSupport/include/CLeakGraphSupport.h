@@ -144,8 +144,8 @@ void lg_analysis_enter(void);
 void lg_analysis_leave(void);
 
 /// The calling function's frames and its callers', innermost first: each frame's return address
-/// (an address inside the function) and its stack pointer. Through libunwind's cursor; 0 without
-/// it (or in a forked child).
+/// (an address inside the function) and its stack pointer, by the frame-pointer chain (x86-64
+/// Linux; 0 elsewhere).
 int lg_current_frames(uintptr_t *returnAddresses, uintptr_t *stackPointers, int capacity);
 
 /// The bytes usable in the allocation whose malloc chunk header word (the word before the

@@ -44,7 +44,7 @@ private func keepAnObjectOnTheHeapOnly() {
 struct StackHoldersTests {
     @Test(
         "a retained cycle a running function keeps in a local names that function",
-        .enabled(if: lg_learned_frame_rules() != 0, "needs libunwind"),
+        .enabled(if: lg_learned_frame_rules() != 0, "needs x86-64 Linux"),
         .enabled(if: ExternalSymbolizer.find("llvm-symbolizer") != nil, "needs llvm-symbolizer"))
     func localOfTheCallingFunction() throws {
         let parent = makeCycle("held by a local")
