@@ -3,6 +3,7 @@
 // table (LeakGraph's Symbolicator asks llvm-symbolizer), not this file.
 #define _GNU_SOURCE
 #include "CLeakGraphSupport.h"
+#include "sorted_words.h"
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +20,6 @@ typedef struct {
     uint64_t *buffer;
     unsigned char *hitsOfTarget;
 } lg_global_scan;
-
-// The index of `value` in `sorted`, or -1.
-static long lg_global_target(const uintptr_t *sorted, size_t count, uintptr_t value) {
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t mid = (low + high) / 2;
-        if (sorted[mid] < value) low = mid + 1; else high = mid;
-    }
-    return low < count && sorted[low] == value ? (long)low : -1;
-}
 
 // The most globals kept for one object: the other objects keep their share of `capacity`.
 enum { lg_globals_per_target = 4 };
@@ -50,7 +41,7 @@ static int lg_scan_image(struct dl_phdr_info *info, size_t size, void *data) {
             size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
             for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
                 uintptr_t value = (uintptr_t)scan->buffer[word];
-                long target = value == 0 ? -1 : lg_global_target(scan->targets, scan->targetCount, value);
+                long target = value == 0 ? -1 : lg_sorted_index(scan->targets, scan->targetCount, value);
                 if (target < 0 || scan->hitsOfTarget[target] >= lg_globals_per_target) continue;
                 scan->hitsOfTarget[target]++;
                 scan->slots[scan->count] = chunk + word * 8;

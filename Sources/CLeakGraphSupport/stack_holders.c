@@ -8,6 +8,7 @@
 // stale word costs a name, never a fault.
 #define _GNU_SOURCE
 #include "CLeakGraphSupport.h"
+#include "sorted_words.h"
 #include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -65,16 +66,6 @@ typedef struct {
 
 enum { lg_stack_chunk = 4096 };  // words per fault-safe copy
 
-// The index of `value` in `sorted`, or -1.
-static long lg_stack_target(const uintptr_t *sorted, size_t count, uintptr_t value) {
-    size_t low = 0, high = count;
-    while (low < high) {
-        size_t mid = (low + high) / 2;
-        if (sorted[mid] < value) low = mid + 1; else high = mid;
-    }
-    return low < count && sorted[low] == value ? (long)low : -1;
-}
-
 // The most stack words kept for one object: a busy process's other objects keep their share.
 enum { lg_hits_per_target = 4 };
 
@@ -86,7 +77,7 @@ static void lg_scan_stack(lg_stack_scan *scan, uintptr_t low, uintptr_t high, in
         size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
         for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
             uintptr_t value = (uintptr_t)scan->buffer[word];
-            long target = value == 0 ? -1 : lg_stack_target(scan->targets, scan->targetCount, value);
+            long target = value == 0 ? -1 : lg_sorted_index(scan->targets, scan->targetCount, value);
             if (target < 0 || scan->hitsOfTarget[target] >= lg_hits_per_target) continue;
             scan->hitsOfTarget[target]++;
             scan->slots[scan->count] = chunk + word * 8;

@@ -21,6 +21,7 @@ enum OffThreadRelease {
 
         init(_ value: consuming Value) { self.value = Mutex(consume value) }
 
-        func empty() { value.withLock { $0 = nil } }
+        /// Takes the value out under the lock and frees it after (its deinits run unlocked).
+        func empty() { _ = value.withLock { $0.take() } }
     }
 }

@@ -108,6 +108,41 @@ extension GraphSnapshot {
     /// The part of this snapshot a ``DumpContents/cycles`` dump writes (see there), with the
     /// report's unknown owners cut to the objects written: every id the report names is in it.
     package func restrictedToCycles(of report: LeakReport) -> (snapshot: GraphSnapshot, report: LeakReport) {
+        let (index, kept) = keptByCycles(of: report)
+        func isKept(_ id: UInt64) -> Bool {
+            let node = index.node(of: id)
+            return node >= 0 && kept[node]
+        }
+        let owners = report.unknownOwners.filter { isKept($0.object) }
+        var restricted = self
+        if kept.contains(false) {
+            restricted.objects = objects.indices.filter { kept[$0] }.map { objects[$0] }
+            restricted.edges = edges.filter { isKept($0.from) && isKept($0.to) }
+        }
+        restricted.unreadReferences = unreadReferences.filter { isKept($0.object) }
+        var restrictedReport = report
+        restrictedReport.unknownOwners = owners
+        restrictedReport.neverFinished = report.neverFinished.filter(isKept)
+        return (restricted, restrictedReport)
+    }
+
+    /// The ids of the stacks ``restrictedToCycles(of:)`` keeps named (its objects' and edges'),
+    /// without building that snapshot.
+    package func stackIDsKeptByCycles(of report: LeakReport) -> Set<Int> {
+        let (index, kept) = keptByCycles(of: report)
+        var ids: Set<Int> = []
+        for node in objects.indices where kept[node] { if let stack = objects[node].stack { ids.insert(stack) } }
+        for edge in edges {
+            guard let site = edge.site else { continue }
+            let from = index.node(of: edge.from)
+            let to = index.node(of: edge.to)
+            if from >= 0, to >= 0, kept[from], kept[to] { ids.insert(site) }
+        }
+        return ids
+    }
+
+    /// Which objects a cycles dump keeps, a flag per object position.
+    private func keptByCycles(of report: LeakReport) -> (index: NodeIndex, kept: [Bool]) {
         // A flag per object (objects are in id order, as the detector indexes them), not a set
         // of ids: a million leaked ids made set unions a tenth of the dump at exit.
         let index = NodeIndex(objects)
@@ -135,20 +170,6 @@ extension GraphSnapshot {
         // Objects in no cycle held by something the graph does not show are most of a program's
         // live objects (whatever a local or a global holds): counted in the summary, written
         // only when kept for one of the reasons above.
-        func isKept(_ id: UInt64) -> Bool {
-            let node = index.node(of: id)
-            return node >= 0 && kept[node]
-        }
-        let owners = report.unknownOwners.filter { isKept($0.object) }
-        var restricted = self
-        if kept.contains(false) {
-            restricted.objects = objects.indices.filter { kept[$0] }.map { objects[$0] }
-            restricted.edges = edges.filter { isKept($0.from) && isKept($0.to) }
-        }
-        restricted.unreadReferences = unreadReferences.filter { isKept($0.object) }
-        var restrictedReport = report
-        restrictedReport.unknownOwners = owners
-        restrictedReport.neverFinished = report.neverFinished.filter(isKept)
-        return (restricted, restrictedReport)
+        return (index, kept)
     }
 }

@@ -45,7 +45,7 @@ extension LeakGraph {
         // Only what is written is symbolized: the stacks of the objects and edges a cycles dump
         // keeps (a full dump: every stack).
         let (whole, report) = findLeaksToDescribe(
-            stacksFor: contents == .full ? nil : { $0.restrictedToCycles(of: $1).snapshot.referencedStackIDs })
+            stacksFor: contents == .full ? nil : { $0.stackIDsKeptByCycles(of: $1) })
         let (restricted, written) = contents == .full ? (whole, report) : whole.restrictedToCycles(of: report)
         var snapshot = restricted
         if contents != .full { snapshot.keepOnlyReferencedStacks() }
