@@ -127,6 +127,11 @@ int lg_sanitizer_allocation_size(const void *object, size_t *size);
 size_t lg_find_global_holders(const uintptr_t *sortedTargets, size_t targetCount, uintptr_t *slots,
                               uintptr_t *found, size_t capacity);
 
+/// The words of every loaded image's writable segments that may point at a heap object (16-byte
+/// aligned, not small), read through fault-safe copies, up to `capacity`; returns how many.
+/// Linux; 0 elsewhere.
+size_t lg_collect_global_words(uintptr_t *words, size_t capacity);
+
 /// The threads' stacks that hold some of `sortedTargets` (object addresses, ascending): the
 /// calling thread's in `currentRanges` (`currentRangeCount` pairs of low, high: the frames to
 /// read), and every other thread blocked in the kernel, not inside LeakGraph's analysis, from its

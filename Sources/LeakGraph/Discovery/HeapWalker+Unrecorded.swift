@@ -71,12 +71,72 @@ extension HeapWalker {
             noteUnread(owner: trackedCount + node, in: "", why: reason)
         }
         if let tail = plan.tail { unheldTail(tail, at: word, atLeast: instanceSize, owner: trackedCount + node) }
+        if let element = arrayStorageElement(metadataWord) {
+            arrayElements(of: word, element: element, owner: trackedCount + node)
+            return
+        }
         guard !plan.steps.isEmpty else { return }
         stack.append(
             Work(
                 base: instance, plan: plan, owner: trackedCount + node, prefix: "", origin: .reflected, closure: nil,
                 hops: 0))
     }
+
+    /// The element type of `_ContiguousArrayStorage<Element>`: an array's buffer reached as an
+    /// object of its own (from a global, where no field's type says it is an array), nil for any
+    /// other class. Its generic argument is in the class metadata, after its ancestors' members.
+    mutating func arrayStorageElement(_ metadataWord: UInt) -> Any.Type? {
+        if let known = arrayElementTypes[metadataWord] { return known.map { unsafeBitCast($0, to: Any.Type.self) } }
+        var element: UnsafeRawPointer?
+        defer { arrayElementTypes[metadataWord] = .some(element) }
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
+        guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return nil }
+        let descriptorWord = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        // Flags, parent, name, access function, fields, superclass, negative and positive
+        // metadata sizes, immediate members: 36 bytes, all in the image.
+        guard descriptorWord % 4 == 0, map.isImage(descriptorWord, length: 36),
+            let descriptor = UnsafeRawPointer(bitPattern: descriptorWord),
+            let name = relativeTarget(descriptor + 8), map.isImage(UInt(bitPattern: name), length: 24),
+            String(cString: name.assumingMemoryBound(to: CChar.self)) == "_ContiguousArrayStorage"
+        else { return nil }
+        // A resilient superclass would place the arguments where only the runtime knows.
+        let hasResilientSuperclass = (descriptor.load(as: UInt32.self) >> 16) & (1 << 13) != 0
+        let positiveWords = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
+        let immediateMembers = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
+        let argumentOffset = (positiveWords - immediateMembers) * 8
+        guard !hasResilientSuperclass, argumentOffset > descriptionOffset,
+            let arguments = memory.readMetadata(metadataWord, count: argumentOffset + 8)
+        else { return nil }
+        let argument = arguments.load(fromByteOffset: argumentOffset, as: UInt.self)
+        guard memory.isUsableType(argument), let pointer = UnsafeRawPointer(bitPattern: argument) else { return nil }
+        element = pointer
+        return unsafeBitCast(pointer, to: Any.Type.self)
+    }
+
+    /// The elements of the array buffer at `address` (see ``arrayStorageElement(_:)``), each read as
+    /// a field of `element`'s type through a copy.
+    mutating func arrayElements(of address: UInt, element: Any.Type, owner: Int) {
+        let metadata = unsafeBitCast(element, to: UnsafeRawPointer.self)
+        let stride = max(1, lg_type_stride(metadata))
+        let alignment = Int(lg_type_flags(metadata) & 0xFF) + 1
+        let start = (Self.arrayHeaderBytes + alignment - 1) / alignment * alignment
+        guard let header = memory.copyOf(address, count: Self.arrayHeaderBytes) else { return }
+        let count = header.load(fromByteOffset: 16, as: Int.self)
+        let plan = TypePlan.of(element)
+        guard count > 0, !plan.steps.isEmpty, count <= (Self.maximumTailBytes - start) / stride,
+            let elements = memory.read(address, count: start + count * stride)
+        else { return }
+        if let reason = plan.unreadReason { noteUnread(owner: owner, in: "[…]", why: reason) }
+        for index in 0..<count {
+            stack.append(
+                Work(
+                    base: elements + start + index * stride, plan: plan, owner: owner, prefix: "[\(index)]",
+                    origin: .reflected, closure: nil, hops: 0))
+        }
+    }
+
+    /// An array buffer's header: the object's two words, its count and its capacity.
+    static let arrayHeaderBytes = 32
 
     /// The state a ``Locked`` keeps in its storage's tail (LeakGraph's own lock, which other
     /// libraries' objects hold: a LeakGraphRx subject's observers are there). Its type is in the

@@ -90,6 +90,8 @@ struct HeapWalker {
     /// The boxes walked so far (see ``box(_:from:path:)``).
     var walkedBoxes: Set<UInt> = []
     var walkableClasses: [UInt: Bool] = [:]
+    /// The element types of array buffers met as objects (nil: not an array buffer).
+    var arrayElementTypes: [UInt: UnsafeRawPointer?] = [:]
     /// Why each Foundation class met is not read (nil: a value class; see
     /// ``foundationUnreadReason(_:key:)``).
     var foundationReasons: [UInt: String?] = [:]

@@ -2,9 +2,14 @@
 /// target's retain count has exactly as many references unexplained by every other edge as
 /// words point at it. One pass over the edges and one over the candidates.
 ///
-/// A suspended task's frames follow the same rule: a frame holds owned references and copies
-/// borrowed from them side by side, and nothing tells them apart, so the counts must match
-/// exactly there too (a task's closure context, held by the task alone, does).
+/// A suspended task's frames hold owned references and copies borrowed from them side by side,
+/// and nothing in memory tells them apart, so their words outnumber what they own. Where one
+/// task's frames are the only words at an object and outnumber its unexplained references, those
+/// references are the task's — provided nothing outside the graph holds the object
+/// (``OutsideHolders``: globals and stacks, directly or through objects tracking did not
+/// record). Where something does, one reference is left to it: the object stays held from
+/// outside (a producer that can still resume the task), and the frames are credited with the
+/// rest.
 ///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
@@ -16,9 +21,13 @@ enum CandidateResolution {
     /// Adds the confirmed candidates to `edges` as `.unmanaged` edges (and unconfirmed
     /// `Unmanaged` fields as `.unknown` ones); returns the regions that are not accounted for, as
     /// unread records.
+    ///
+    /// - Parameter heldFromOutside: of the given positions, those something outside the graph
+    ///   holds, with how many references were found (see ``OutsideHolders``); nil: not asked,
+    ///   so a task's frames are credited only where the counts match exactly.
     static func resolve(
         _ candidates: [CandidateReference], regions: [UntypedRegion], edges: inout [EdgeInfo], objects: [ObjectInfo],
-        retainCounts: [Int]
+        retainCounts: [Int], heldFromOutside: (([Int]) -> [Int: Int])? = nil
     ) -> [UnreadReferenceInfo] {
         let index = NodeIndex(objects)
         var unexplained = retainCounts
@@ -29,12 +38,24 @@ enum CandidateResolution {
         var pointing = [Int](repeating: 0, count: objects.count)
         for candidate in candidates { pointing[candidate.to] += 1 }
         var regions = regions
+        let credits = heldFromOutside.map { taskCredits(candidates, pointing: pointing, unexplained: unexplained, $0) }
         // One edge per owner, target, label and kind, counted.
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []
         for candidate in candidates {
             let kind: EdgeKind
-            if pointing[candidate.to] == unexplained[candidate.to] {
+            if let credit = credits?[candidate.to] {
+                // One edge for all of the task's words, counted as the references it owns.
+                guard credit > 0,
+                    added[EdgeKey(from: candidate.from, to: candidate.to, label: "", kind: .unmanaged)] == nil
+                else { continue }
+                added[EdgeKey(from: candidate.from, to: candidate.to, label: "", kind: .unmanaged)] = newEdges.count
+                newEdges.append(
+                    EdgeInfo(
+                        from: objects[candidate.from].id, to: objects[candidate.to].id, kind: .unmanaged,
+                        label: candidate.label, origin: .reflected, count: credit))
+                continue
+            } else if pointing[candidate.to] == unexplained[candidate.to] {
                 kind = .unmanaged
             } else {
                 // A word at an object whose every reference is explained already holds nothing the
@@ -66,6 +87,33 @@ enum CandidateResolution {
             unread.append(UnreadReferenceInfo(object: objects[region.owner].id, place: region.place, why: region.why))
         }
         return unread
+    }
+
+    /// The objects one suspended task's frames alone point at more often than their references
+    /// nothing else explains, with how many of those references the frames are credited with:
+    /// all of them, or all but one where something outside the graph holds the object too.
+    private static func taskCredits(
+        _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
+        _ heldFromOutside: ([Int]) -> [Int: Int]
+    ) -> [Int: Int] {
+        // The one task whose words point at each target (-1: other words point at it too).
+        var taskOfTarget: [Int: Int] = [:]
+        for candidate in candidates {
+            let task = candidate.isTaskWord ? candidate.from : -1
+            if let known = taskOfTarget[candidate.to], known != task {
+                taskOfTarget[candidate.to] = -1
+            } else {
+                taskOfTarget[candidate.to] = task
+            }
+        }
+        let targets = taskOfTarget.compactMap { target, task in
+            task >= 0 && unexplained[target] > 0 && pointing[target] > unexplained[target] ? target : nil
+        }.sorted()
+        guard !targets.isEmpty else { return [:] }
+        let outside = heldFromOutside(targets)
+        var credits: [Int: Int] = [:]
+        for target in targets { credits[target] = unexplained[target] - (outside[target] == nil ? 0 : 1) }
+        return credits
     }
 
     /// `records` with `more` added, in the snapshot's order (by object, then place).

@@ -358,6 +358,8 @@ enum Snapshotter {
         // The declared edges' records are made after the walk and its merge (below): they are a
         // tenth of a big snapshot's memory, and the merge's peak is its highest point.
         var merged: [EdgeInfo] = []
+        // Asked only when a suspended task's frames may be credited (see `CandidateResolution`).
+        var heldFromOutside: (([Int]) -> [Int: Int])?
 
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
@@ -400,6 +402,16 @@ enum Snapshotter {
             held = []
             var unread = walker.unread
             candidates = walker.candidates
+            if candidates.contains(where: \.isTaskWord) {
+                let held = objects.map(\.address)
+                let recordedOnly = only != nil
+                heldFromOutside = { targets in
+                    OutsideHolders.find(
+                        targets, addresses: { held[$0] }, trackedCount: trackedCount, map: memoryMap,
+                        asksWhetherRecorded: recordedOnly
+                    ) { positions.position(of: $0, strongReference: $1) }
+                }
+            }
             regions = walker.regions
             let (nodes, references) = usefulNodes(
                 walker.nodes, walker.found, unread: &unread, candidates: &candidates, regions: &regions,
@@ -442,7 +454,8 @@ enum Snapshotter {
             reconcile(&edges, objects: objects, retainCounts: retainCounts)
             if !candidates.isEmpty || !regions.isEmpty {
                 let unsettled = CandidateResolution.resolve(
-                    candidates, regions: regions, edges: &edges, objects: objects, retainCounts: retainCounts)
+                    candidates, regions: regions, edges: &edges, objects: objects, retainCounts: retainCounts,
+                    heldFromOutside: heldFromOutside)
                 unreadReferences = CandidateResolution.adding(unsettled, to: unreadReferences)
             }
         }

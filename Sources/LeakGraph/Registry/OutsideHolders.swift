@@ -1,0 +1,84 @@
+import CLeakGraphSupport
+
+/// Which objects something outside every object a snapshot reads still holds: a global or a
+/// thread's stack, directly, or through Swift objects whole-process tracking did not record (a
+/// global array whose buffer `libswiftCore` allocated itself, in a debug build).
+///
+/// Asked before a suspended task's frames are credited with an object's unexplained references
+/// (see ``CandidateResolution``): a frame holds owned references and borrowed copies side by side,
+/// so its words outnumber what it owns, and the credit is sound only when no other holder the
+/// graph cannot show exists. A holder found here keeps the object held from outside (a live
+/// producer that can still resume the task); a word that merely equals an address (an integer, a
+/// stale slot) only withholds the credit, which leaves the verdict at "possible leak", never a
+/// false "leaked".
+///
+/// Not seen, and said in the README: a reference kept only in memory that is neither a Swift
+/// object, a global nor a stack (a C structure on the malloc heap).
+enum OutsideHolders {
+    /// The most words of globals looked at (8 MiB of pointers).
+    static let globalWordCapacity = 1 << 20
+
+    /// For each of `targets` (positions of held objects, at `addresses`) that something outside
+    /// holds, how many such references were found (at least 1).
+    static func find(
+        _ targets: [Int], addresses: (Int) -> UInt, trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool,
+        heldPosition: @escaping (UInt, Bool) -> Int
+    ) -> [Int: Int] {
+        guard !targets.isEmpty else { return [:] }
+        var positionOfAddress: [UInt: Int] = [:]
+        for target in targets { positionOfAddress[addresses(target)] = target }
+        var found: [Int: Int] = [:]
+        func count(_ address: UInt) {
+            if let position = positionOfAddress[address] { found[position, default: 0] += 1 }
+        }
+        let sorted = positionOfAddress.keys.sorted()
+        // Directly in a global.
+        var slots = [UInt](repeating: 0, count: GlobalHolders.capacity)
+        var hits = [UInt](repeating: 0, count: GlobalHolders.capacity)
+        let globalHits = lg_find_global_holders(sorted, sorted.count, &slots, &hits, GlobalHolders.capacity)
+        for index in 0..<globalHits { count(hits[index]) }
+        // In a local of a running function, or on a blocked thread's stack.
+        for address in StackHolders.names(holding: sorted).keys { count(address) }
+        // Through objects tracking did not record, reached from globals.
+        for (position, references) in reachedThroughUnrecordedObjects(
+            trackedCount: trackedCount, map: map, asksWhetherRecorded: asksWhetherRecorded,
+            heldPosition: heldPosition)
+        where positionOfAddress[addresses(position)] == position {
+            found[position, default: 0] += references
+        }
+        return found
+    }
+
+    /// The held objects that Swift objects tracking did not record, reached from the globals,
+    /// refer to (by position, with how many references): those objects are walked as a snapshot
+    /// walks any object, through fault-safe copies.
+    private static func reachedThroughUnrecordedObjects(
+        trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, heldPosition: @escaping (UInt, Bool) -> Int
+    ) -> [Int: Int] {
+        var words = [UInt](repeating: 0, count: globalWordCapacity)
+        let wordCount = lg_collect_global_words(&words, globalWordCapacity)
+        var walker = HeapWalker(
+            trackedCount: trackedCount, map: map, scanClosures: true, untrackedHops: 0, copiesUnheldMemory: true,
+            followsUnrecordedObjects: true, asksWhetherRecorded: asksWhetherRecorded, heldPosition: heldPosition)
+        let root = HeapWalker.Work(
+            base: rootBase, plan: .empty, owner: -1, prefix: "", origin: .reflected, closure: nil, hops: 0)
+        var seen: Set<UInt> = []
+        for word in words[..<wordCount] where seen.insert(word).inserted {
+            guard map.isHeapLike(word, length: 16), !map.isImage(word, length: 16), heldPosition(word, false) < 0,
+                walker.looksLikeObject(word)
+            else { continue }
+            walker.unrecorded(word, from: root, label: "global")
+            walker.drain()
+        }
+        var reached: [Int: Int] = [:]
+        for reference in walker.found where reference.kind.keepsAlive {
+            if case .tracked(let position) = reference.to { reached[position, default: 0] += 1 }
+        }
+        // An untyped word at a held object may be a holder too.
+        for candidate in walker.candidates { reached[candidate.to, default: 0] += 1 }
+        return reached
+    }
+
+    /// The memory a root's empty plan never reads.
+    private static var rootBase: UnsafeRawPointer { UnsafeRawPointer(bitPattern: 0x10)! }
+}
