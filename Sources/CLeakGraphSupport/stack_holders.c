@@ -77,6 +77,11 @@ static void lg_scan_stack(lg_stack_scan *scan, uintptr_t low, uintptr_t high, in
         size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
         for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
             uintptr_t value = (uintptr_t)scan->buffer[word];
+            if (scan->targets == NULL) {
+                // Collecting every word that may point at a heap object (16-byte aligned, not small).
+                if (value >= ((uintptr_t)1 << 20) && (value & 15) == 0) scan->found[scan->count++] = value;
+                continue;
+            }
             long target = value == 0 ? -1 : lg_sorted_index(scan->targets, scan->targetCount, value);
             if (target < 0 || scan->hitsOfTarget[target] >= lg_hits_per_target) continue;
             scan->hitsOfTarget[target]++;
@@ -128,6 +133,8 @@ static uintptr_t lg_blocked_stack_pointer(long tid) {
     return (uintptr_t)strtoull(tokens[count - 2], NULL, 16);
 }
 
+static void lg_scan_stacks(lg_stack_scan *scan, const uintptr_t *currentRanges, size_t currentRangeCount);
+
 size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount, const uintptr_t *currentRanges,
                              size_t currentRangeCount, uintptr_t *slots, uintptr_t *found, int64_t *threads,
                              size_t capacity) {
@@ -140,25 +147,42 @@ size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount,
         return 0;
     }
     lg_stack_scan scan = {sortedTargets, targetCount, slots, found, threads, capacity, 0, buffer, hitsOfTarget};
+    lg_scan_stacks(&scan, currentRanges, currentRangeCount);
+    free(buffer);
+    free(hitsOfTarget);
+    return scan.count;
+}
+
+size_t lg_collect_stack_words(const uintptr_t *currentRanges, size_t currentRangeCount, uintptr_t *words,
+                              size_t capacity) {
+    if (capacity == 0) return 0;
+    uint64_t *buffer = malloc(lg_stack_chunk * 8);
+    if (buffer == NULL) return 0;
+    lg_stack_scan scan = {NULL, 0, NULL, words, NULL, capacity, 0, buffer, NULL};
+    lg_scan_stacks(&scan, currentRanges, currentRangeCount);
+    free(buffer);
+    return scan.count;
+}
+
+// The calling thread's `currentRanges`, then every other blocked thread not inside an analysis.
+static void lg_scan_stacks(lg_stack_scan *scan, const uintptr_t *currentRanges, size_t currentRangeCount) {
+    size_t capacity = scan->capacity;
     long self = syscall(SYS_gettid);
     for (size_t range = 0; range < currentRangeCount; range++) {
-        lg_scan_stack(&scan, currentRanges[2 * range], currentRanges[2 * range + 1], 0);
+        lg_scan_stack(scan, currentRanges[2 * range], currentRanges[2 * range + 1], 0);
     }
     DIR *tasks = opendir("/proc/self/task");
     if (tasks != NULL) {
         struct dirent *entry;
-        while ((entry = readdir(tasks)) != NULL && scan.count < capacity) {
+        while ((entry = readdir(tasks)) != NULL && scan->count < capacity) {
             long tid = strtol(entry->d_name, NULL, 10);
             if (tid <= 0 || tid == self || lg_is_analysing(tid)) continue;
             uintptr_t sp = lg_blocked_stack_pointer(tid);
             uintptr_t end = sp == 0 ? 0 : lg_mapping_end(sp);
-            if (end != 0) lg_scan_stack(&scan, sp, end, tid);
+            if (end != 0) lg_scan_stack(scan, sp, end, tid);
         }
         closedir(tasks);
     }
-    free(buffer);
-    free(hitsOfTarget);
-    return scan.count;
 }
 
 #else
@@ -171,6 +195,12 @@ size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount,
                              size_t capacity) {
     (void)sortedTargets; (void)targetCount; (void)currentRanges; (void)currentRangeCount; (void)slots; (void)found; (void)threads;
     (void)capacity;
+    return 0;
+}
+
+size_t lg_collect_stack_words(const uintptr_t *currentRanges, size_t currentRangeCount, uintptr_t *words,
+                              size_t capacity) {
+    (void)currentRanges; (void)currentRangeCount; (void)words; (void)capacity;
     return 0;
 }
 

@@ -143,6 +143,11 @@ size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount,
                              size_t currentRangeCount, uintptr_t *slots, uintptr_t *found, int64_t *threads,
                              size_t capacity);
 
+/// The words of the same stacks as ``lg_find_stack_holders`` reads that may point at a heap object
+/// (16-byte aligned, not small), up to `capacity`; returns how many. Linux; 0 elsewhere.
+size_t lg_collect_stack_words(const uintptr_t *currentRanges, size_t currentRangeCount, uintptr_t *words,
+                              size_t capacity);
+
 /// Marks the calling thread as inside LeakGraph's own analysis until the matching leave (nested
 /// calls count): ``lg_find_stack_holders`` never takes its stack for a holder.
 void lg_analysis_enter(void);

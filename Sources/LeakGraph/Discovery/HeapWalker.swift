@@ -203,7 +203,7 @@ struct HeapWalker {
         let layout = captureLayout(descriptor, metadata: metadata, context: base, trusted: true)
         if let reason = layout.unreadReason {
             limits.insert("closure contexts with captures of a type that cannot be resolved")
-            noteUnread(owner: index, in: "capture", why: reason)
+            unplacedCaptures(base, from: layout.byteCount, owner: index, why: reason)
         }
         let isStorage = storageNames[UInt(bitPattern: base)] != nil
         for capture in layout.captures.reversed() {
@@ -213,6 +213,24 @@ struct HeapWalker {
                     origin: isStorage ? .reflected : .captured, closure: nil, hops: untrackedHops))
         }
         drain()
+    }
+
+    /// The words of a held closure context past its placed captures (`from`), compared with the
+    /// live objects as an untyped region: a capture there that holds one of them is a candidate
+    /// reference, never an edge nobody can see (a context without a capture descriptor, which a
+    /// closure handed to Dispatch can have, holds its captures there).
+    mutating func unplacedCaptures(_ base: UnsafeRawPointer, from start: Int, owner: Int, why: String) {
+        let size = lg_allocation_size(base)
+        let first = (start + 7) / 8 * 8
+        guard size > first, size <= Self.maximumTailBytes else {
+            noteUnread(owner: owner, in: "capture", why: why)
+            return
+        }
+        let region = openRegion(owner: owner, place: "capture", why: why)
+        let work = Work(base: base, plan: .empty, owner: owner, prefix: "", origin: .captured, closure: nil, hops: 0)
+        for offset in stride(from: first, through: size - 8, by: 8) {
+            compare(base.load(fromByteOffset: offset, as: UInt.self), in: region, from: work, label: "capture")
+        }
     }
 
     /// Frees the scratch copies.

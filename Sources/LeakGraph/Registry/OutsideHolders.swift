@@ -12,11 +12,17 @@ import CLeakGraphSupport
 /// stale slot) only withholds the credit, which leaves the verdict at "possible leak", never a
 /// false "leaked".
 ///
+/// A Swift object's own references are the walk's (a closure context whose captures cannot be
+/// placed has its words compared, so a Dispatch block's closure that keeps the object shows).
 /// Not seen, and said in the README: a reference kept only in memory that is neither a Swift
-/// object, a global nor a stack (a C structure on the malloc heap).
+/// object, a global nor a stack — a C structure holding a retained `Unmanaged`, a value in memory
+/// from `UnsafeMutablePointer.allocate`, or a closure that captures the object alone (its context
+/// is then the object itself) kept by C code.
 enum OutsideHolders {
     /// The most words of globals looked at (8 MiB of pointers).
     static let globalWordCapacity = 1 << 20
+    /// The most words of stacks looked at.
+    static let stackWordCapacity = 1 << 18
 
     /// For each of `targets` (positions of held objects, at `addresses`) that something outside
     /// holds, how many such references were found (at least 1).
@@ -39,7 +45,7 @@ enum OutsideHolders {
         for index in 0..<globalHits { count(hits[index]) }
         // In a local of a running function, or on a blocked thread's stack.
         for address in StackHolders.names(holding: sorted).keys { count(address) }
-        // Through objects tracking did not record, reached from globals.
+        // Through objects tracking did not record, reached from globals and stacks.
         for (position, references) in reachedThroughUnrecordedObjects(
             trackedCount: trackedCount, map: map, asksWhetherRecorded: asksWhetherRecorded,
             heldPosition: heldPosition)
@@ -49,21 +55,23 @@ enum OutsideHolders {
         return found
     }
 
-    /// The held objects that Swift objects tracking did not record, reached from the globals,
+    /// The held objects that Swift objects tracking did not record, reached from the globals and
+    /// the stacks,
     /// refer to (by position, with how many references): those objects are walked as a snapshot
     /// walks any object, through fault-safe copies.
     private static func reachedThroughUnrecordedObjects(
         trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, heldPosition: @escaping (UInt, Bool) -> Int
     ) -> [Int: Int] {
         var words = [UInt](repeating: 0, count: globalWordCapacity)
-        let wordCount = lg_collect_global_words(&words, globalWordCapacity)
+        words.removeLast(globalWordCapacity - lg_collect_global_words(&words, globalWordCapacity))
+        words += StackHolders.words(capacity: stackWordCapacity)
         var walker = HeapWalker(
             trackedCount: trackedCount, map: map, scanClosures: true, untrackedHops: 0, copiesUnheldMemory: true,
             followsUnrecordedObjects: true, asksWhetherRecorded: asksWhetherRecorded, heldPosition: heldPosition)
         let root = HeapWalker.Work(
             base: rootBase, plan: .empty, owner: -1, prefix: "", origin: .reflected, closure: nil, hops: 0)
         var seen: Set<UInt> = []
-        for word in words[..<wordCount] where seen.insert(word).inserted {
+        for word in words where seen.insert(word).inserted {
             guard map.isHeapLike(word, length: 16), !map.isImage(word, length: 16), heldPosition(word, false) < 0,
                 walker.looksLikeObject(word)
             else { continue }

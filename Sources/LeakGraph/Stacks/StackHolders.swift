@@ -22,20 +22,7 @@ enum StackHolders {
     static func names(holding addresses: [UInt]) -> [UInt: [String]] {
         let targets = Array(Set(addresses)).sorted()
         guard !targets.isEmpty else { return [:] }
-        var returnAddresses = [UInt](repeating: 0, count: frameCapacity)
-        var stackPointers = [UInt](repeating: 0, count: frameCapacity)
-        let frameCount = Int(lg_current_frames(&returnAddresses, &stackPointers, Int32(frameCapacity)))
-        let frames = frameCount > 0 ? Symbolicator.frames(for: Array(returnAddresses[..<frameCount])) : []
-        // The calling thread's frames that are not LeakGraph's own (they hold the addresses while
-        // they look): frame `i` owns the words from its stack pointer up to its caller's.
-        var ranges: [UInt] = []
-        for index in frames.indices.dropLast() where !frames[index].isLeakGraph && frames[index].function != nil {
-            if let high = ranges.last, high == stackPointers[index] {
-                ranges[ranges.count - 1] = stackPointers[index + 1]
-            } else {
-                ranges += [stackPointers[index], stackPointers[index + 1]]
-            }
-        }
+        let (frames, stackPointers, ranges) = callingFrames()
         var slots = [UInt](repeating: 0, count: capacity)
         var found = [UInt](repeating: 0, count: capacity)
         var threads = [Int64](repeating: 0, count: capacity)
@@ -47,12 +34,40 @@ enum StackHolders {
         for index in 0..<count {
             let name =
                 threads[index] == 0
-                ? frameName(holding: slots[index], frames: frames, stackPointers: stackPointers[..<frameCount])
+                ? frameName(holding: slots[index], frames: frames, stackPointers: stackPointers[...])
                 : threadName(Int(threads[index]))
             guard let name, !(result[found[index]]?.contains(name) ?? false) else { continue }
             result[found[index], default: []].append(name)
         }
         return result
+    }
+
+    /// The words of the same stacks that may point at heap objects (see
+    /// `lg_collect_stack_words`), up to `capacity`.
+    static func words(capacity: Int) -> [UInt] {
+        let ranges = callingFrames().ranges
+        var words = [UInt](repeating: 0, count: capacity)
+        let count = lg_collect_stack_words(ranges, ranges.count / 2, &words, capacity)
+        return Array(words[..<count])
+    }
+
+    /// The calling thread's frames, innermost first, their stack pointers, and the ranges of its
+    /// stack to read: the frames that are not LeakGraph's own (they hold the addresses while they
+    /// look), frame `i` owning the words from its stack pointer up to its caller's.
+    private static func callingFrames() -> (frames: [Symbolicator.Frame], stackPointers: [UInt], ranges: [UInt]) {
+        var returnAddresses = [UInt](repeating: 0, count: frameCapacity)
+        var stackPointers = [UInt](repeating: 0, count: frameCapacity)
+        let frameCount = Int(lg_current_frames(&returnAddresses, &stackPointers, Int32(frameCapacity)))
+        let frames = frameCount > 0 ? Symbolicator.frames(for: Array(returnAddresses[..<frameCount])) : []
+        var ranges: [UInt] = []
+        for index in frames.indices.dropLast() where !frames[index].isLeakGraph && frames[index].function != nil {
+            if let high = ranges.last, high == stackPointers[index] {
+                ranges[ranges.count - 1] = stackPointers[index + 1]
+            } else {
+                ranges += [stackPointers[index], stackPointers[index + 1]]
+            }
+        }
+        return (frames, Array(stackPointers[..<max(0, frameCount)]), ranges)
     }
 
     /// `a local in testCache() at CacheTests.swift:21`: the frame whose slots hold `slot`; nil

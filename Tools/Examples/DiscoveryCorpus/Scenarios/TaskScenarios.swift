@@ -91,6 +91,40 @@ enum TaskScenarios {
             listener.continuation = nil
             letTasksSuspend()
         },
+        // The stream's continuation is kept in a local array of a thread that still runs (blocked
+        // in the kernel): a producer that can still send, found on that thread's stack through
+        // the array's buffer — alive, not leaked.
+        Scenario(
+            name: "task-awaiting-a-producer-on-a-threads-stack", expected: .retained, expectedTrackedOnly: .retained
+        ) {
+            let listener = StreamListener(label: "task-awaiting-a-producer-on-a-threads-stack")
+            listener.start()
+            TaskScenarios.keepOnAThreadsStack(listener.continuation!)
+            listener.continuation = nil
+            letTasksSuspend()
+        },
+        // The continuation is kept by another task, started and forgotten, that sends after a
+        // sleep: that task's closure context holds it — alive, not leaked.
+        Scenario(name: "task-awaiting-a-producer-task", expected: .retained, expectedTrackedOnly: .retained) {
+            let listener = StreamListener(label: "task-awaiting-a-producer-task")
+            listener.start()
+            let continuation = listener.continuation!
+            Task {
+                try? await Task.sleep(for: .seconds(600))
+                continuation.yield(1)
+            }
+            listener.continuation = nil
+            letTasksSuspend()
+        },
+        // The continuation is kept by a block Dispatch will run later — alive, not leaked.
+        Scenario(name: "task-awaiting-a-dispatch-producer", expected: .retained, expectedTrackedOnly: .retained) {
+            let listener = StreamListener(label: "task-awaiting-a-dispatch-producer")
+            listener.start()
+            let continuation = listener.continuation!
+            DispatchQueue.global().asyncAfter(deadline: .now() + 600) { continuation.yield(1) }
+            listener.continuation = nil
+            letTasksSuspend()
+        },
         // A loop that sleeps: the clock resumes it, so it is alive, never leaked.
         Scenario(name: "task-sleeping-loop-holding-self", expected: .retained, expectedTrackedOnly: .retained) {
             Poller(label: "task-sleeping-loop-holding-self").start()
@@ -103,6 +137,21 @@ enum TaskScenarios {
             withExtendedLifetime(listener) { letTasksSuspend() }
         },
     ]
+
+    /// Keeps `continuation` only in a local array of a thread that then blocks forever: nothing
+    /// but that thread's stack refers to the array.
+    static func keepOnAThreadsStack(_ continuation: AsyncStream<Int>.Continuation) {
+        let handedOver = DispatchSemaphore(value: 0)
+        let box = ContinuationBox(continuation)
+        let thread = Thread {
+            let kept = [box.take()]
+            handedOver.signal()
+            withExtendedLifetime(kept) { DispatchSemaphore(value: 0).wait() }
+        }
+        thread.name = "producer"
+        thread.start()
+        handedOver.wait()
+    }
 
     /// Continuations a scenario keeps, as a producer elsewhere in a program would.
     // nonisolated(unsafe): a scenario runs on its process's main thread only.
@@ -140,5 +189,19 @@ final class Poller: TrackedObject, @unchecked Sendable {
                 try? await Task.sleep(for: .seconds(600))
             }
         }
+    }
+}
+
+/// Hands a continuation to another thread and forgets it.
+final class ContinuationBox: @unchecked Sendable {
+    // @unchecked Sendable: `take()` is called once, by the receiving thread, before the sender
+    // goes on (it waits for a semaphore).
+    private var continuation: AsyncStream<Int>.Continuation?
+
+    init(_ continuation: AsyncStream<Int>.Continuation) { self.continuation = continuation }
+
+    func take() -> AsyncStream<Int>.Continuation {
+        defer { continuation = nil }
+        return continuation!
     }
 }
