@@ -1,6 +1,7 @@
 import Foundation
 import LeakGraph
 import LeakGraphTesting
+import Synchronization
 import Testing
 
 /// An object that keeps a task waiting on a stream whose continuation it also keeps.
@@ -18,6 +19,25 @@ private final class StreamOwner: TrackedObject, @unchecked Sendable {
             return total
         }
     }
+}
+
+/// An object whose task, started at low priority, awaits a continuation the object keeps and
+/// ignores cancellation.
+private final class ContinuationOwner: TrackedObject, @unchecked Sendable {
+    // @unchecked Sendable: `task` is set before the test reads it, on the test's own task.
+    let pending = PendingContinuation()
+    var task: Task<Int, Never>?
+
+    func start() {
+        task = Task(priority: .low) { [pending] in
+            await withCheckedContinuation { continuation in pending.value.withLock { $0 = continuation } }
+        }
+    }
+}
+
+/// A continuation one task stores and another resumes.
+private final class PendingContinuation: Sendable {
+    let value = Mutex<CheckedContinuation<Int, Never>?>(nil)
 }
 
 @Suite("Live tasks")
@@ -42,11 +62,27 @@ struct LiveTasksTests {
         #expect(task.heldBy.contains("StreamOwner —task._task→"), "\(task.heldBy)")
         #expect(task.waitingIn?.contains("StreamOwner.start()") == true, "\(task.description)")
         #expect(!task.leaked)
+        #expect(task.status?.hasPrefix("suspended") == true, "\(task.description)")
         withKnownIssue { expectNoRunningTasks() }
         owner.continuation?.yield(2)
         owner.continuation?.finish()
         #expect(await owner.task?.value == 2)
         owner.task = nil
         #expect(ownersTasks().isEmpty)
+    }
+
+    @Test("a task's status says its priority and that it was cancelled")
+    func statusSaysPriorityAndCancellation() async throws {
+        let owner = ContinuationOwner(label: "task status")
+        owner.start()
+        for _ in 0..<200 where owner.pending.value.withLock({ $0 == nil }) {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        owner.task?.cancel()
+        let task = try #require(
+            LeakGraph.liveTasks().first { task in task.heldBy.contains { $0.hasPrefix("ContinuationOwner") } })
+        #expect(task.status == "suspended, priority low, cancelled", "\(task.description)")
+        owner.pending.value.withLock { $0?.resume(returning: 1) }
+        #expect(await owner.task?.value == 1)
     }
 }

@@ -5,6 +5,9 @@ public struct LiveTask: Sendable, Hashable {
     /// What it waits in, as the symbolizer names it (`closure #1 in Listener.start()`); nil when
     /// none of its resume points is the program's own.
     public var waitingIn: String?
+    /// What its header says: `suspended, priority medium`, `running, priority high, cancelled`
+    /// (nil when the header could not be read so).
+    public var status: String?
     /// What holds it, as `Type —label→` steps (`Listener —task._task→`, `_Storage
     /// —state.continuations[0]→`): its handles and the continuations that can resume it.
     public var heldBy: [String]
@@ -15,6 +18,7 @@ public struct LiveTask: Sendable, Hashable {
     public var description: String {
         var text = "Task"
         if let waitingIn { text += " waiting in \(waitingIn)" }
+        if let status { text += " (\(status))" }
         if !heldBy.isEmpty { text += ", held by " + heldBy.joined(separator: ", ") }
         if leaked { text += " (leaked: it can never finish)" }
         return text
@@ -47,14 +51,23 @@ extension LeakGraph {
             let owner = snapshot.object(edge.from)?.type ?? "?"
             holders[edge.to, default: []].append("\(owner) —\(edge.label)→")
         }
-        let waitingPrefix = "waiting in "
         return tasks.map { task in
-            LiveTask(
-                id: task.id,
-                waitingIn: task.label.flatMap {
-                    $0.hasPrefix(waitingPrefix) ? String($0.dropFirst(waitingPrefix.count)) : nil
-                },
-                heldBy: holders[task.id] ?? [], leaked: report.leakedObjectIDs.contains(task.id))
+            // `waiting in f() · suspended, priority medium`, or the status alone.
+            var waitingIn: String?
+            var status: String?
+            if let label = task.label {
+                let separator = label.firstRange(of: TaskNode.statusSeparator)
+                let place = separator.map { String(label[..<$0.lowerBound]) } ?? label
+                if let verb = ["waiting in ", "running in "].first(where: { place.hasPrefix($0) }) {
+                    waitingIn = String(place.dropFirst(verb.count))
+                    status = separator.map { String(label[$0.upperBound...]) }
+                } else {
+                    status = label
+                }
+            }
+            return LiveTask(
+                id: task.id, waitingIn: waitingIn, status: status, heldBy: holders[task.id] ?? [],
+                leaked: report.leakedObjectIDs.contains(task.id))
         }
     }
 }

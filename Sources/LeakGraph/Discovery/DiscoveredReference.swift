@@ -42,4 +42,8 @@ struct DiscoveredNode {
     /// For a task: the code addresses in its header (where it will resume), symbolized to name
     /// what it waits in.
     var codeAddresses: [UInt] = []
+    /// What the walk knows of it beyond its type (a task's status: `suspended, priority medium`).
+    var label: String?
+    /// A task not finished is `.active`: still able to do work, or waiting to.
+    var state: ObjectState = .unspecified
 }

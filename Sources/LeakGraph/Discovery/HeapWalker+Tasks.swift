@@ -49,7 +49,11 @@ extension HeapWalker {
         // Where it resumes, innermost first: its async frames' chain when it can be read, else
         // the code addresses its memory holds (a stale one from the allocation's last user can
         // then name it wrongly).
-        let chain = resumeChain(memory, size: size)
+        let (chain, resumeOffset) = resumeChain(memory, size: size)
+        if let resumeOffset, let status = TaskStatus(task: memory, size: size, resumeOffset: resumeOffset) {
+            nodes[node].label = status.description
+            nodes[node].state = status.isComplete ? .unspecified : .active
+        }
         var codeAddresses: [UInt] = chain
         defer { nodes[node].codeAddresses = codeAddresses }
         var budget = Self.maximumTaskBytes
@@ -91,8 +95,8 @@ extension HeapWalker {
     /// copies). Empty when the header does not show that shape. The two words' place moves with
     /// the runtime's `Job` layout (a voucher and a reserved word came before them in newer
     /// runtimes): the first place where a code address is followed by a context whose own resume
-    /// word is code is taken.
-    private mutating func resumeChain(_ task: UnsafeRawPointer, size: Int) -> [UInt] {
+    /// word is code is taken; its offset is returned with the chain.
+    private mutating func resumeChain(_ task: UnsafeRawPointer, size: Int) -> (chain: [UInt], offset: Int?) {
         for offset in stride(from: 40, through: 72, by: 8) where offset + 16 <= size {
             let resume = task.load(fromByteOffset: offset, as: UInt.self)
             var context = task.load(fromByteOffset: offset + 8, as: UInt.self)
@@ -105,9 +109,9 @@ extension HeapWalker {
                 chain.append(resumeParent)
                 context = parent
             }
-            if chain.count > 1 { return chain }
+            if chain.count > 1 { return (chain, offset) }
         }
-        return []
+        return ([], nil)
     }
 
     /// The most bytes of one task compared: its own allocation and the blocks it points at (its
@@ -119,4 +123,7 @@ extension HeapWalker {
 public enum TaskNode {
     /// The type name of a task's node (`ObjectInfo.type`).
     public static let typeName = "Task"
+    /// Between what a task's label says it waits in and its status (`waiting in f() at F.swift:3 ·
+    /// suspended, priority medium`).
+    public static let statusSeparator = " · "
 }

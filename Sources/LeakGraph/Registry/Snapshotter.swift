@@ -418,8 +418,8 @@ enum Snapshotter {
                 trackedCount: trackedCount)
             for node in nodes {
                 var info = ObjectInfo(
-                    id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: nil,
-                    strongRetainCount: node.retainCount, stack: nil, time: time, state: .unspecified, scope: 0)
+                    id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: node.label,
+                    strongRetainCount: node.retainCount, stack: nil, time: time, state: node.state, scope: 0)
                 info.weakAndUnownedReferenceCount = node.weakAndUnownedReferences
                 info.address = node.address
                 if !node.codeAddresses.isEmpty {

@@ -295,12 +295,18 @@ public enum LeakTrace {
             let owner = steps.first { type($0.to) == TaskNode.typeName }.map { type($0.from) } ?? "its owner"
             let held = userCapture.map { type($0.to) } ?? owner
             let step = userCapture ?? steps.first { type($0.from) == TaskNode.typeName } ?? last
+            // Retained: what resumes it (a producer, a clock) is held from outside, and it keeps
+            // the cycle alive for as long as that lasts.
+            let waits =
+                cycle.leaked
+                ? "the Task in this cycle can never finish: it waits on something only the cycle holds (a stream's "
+                    + "continuation, a stored continuation)."
+                : "the Task in this cycle keeps it alive until it finishes, and what can resume it (a producer, a "
+                    + "clock) is held from outside the cycle."
             return make(
                 step,
-                "the Task in this cycle can never finish: it waits on something only the cycle holds (a stream's "
-                    + "continuation, a stored continuation). Capture \(held) weakly in the task's closure "
-                    + "([weak self]), and when \(owner) is done cancel the task (`task?.cancel()`) and finish or "
-                    + "resume what it awaits (`continuation.finish()`).",
+                waits + " Capture \(held) weakly in the task's closure ([weak self]), and when \(owner) is done cancel "
+                    + "the task (`task?.cancel()`) and finish or resume what it awaits (`continuation.finish()`).",
                 "capture \(baseName(held)) weakly in the task and cancel it when done")
         }
         if let capture = userCapture {

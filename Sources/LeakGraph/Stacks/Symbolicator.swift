@@ -203,7 +203,11 @@ public enum Symbolicator {
                 $0.file != nil && $0.file != "/<compiler-generated>" && ($0.line ?? 0) > 0
             }
             if let frame = sourced ?? candidates.first(where: { $0.file != nil }) ?? candidates.first {
-                snapshot.objects[index].label = "waiting in \(frame.description)"
+                // Its status, when the walk read one, after a middle dot: `waiting in f() · suspended`.
+                let status = snapshot.objects[index].label
+                let verb = status?.hasPrefix("running") == true ? "running" : "waiting"
+                snapshot.objects[index].label =
+                    "\(verb) in \(frame.description)" + (status.map { TaskNode.statusSeparator + $0 } ?? "")
             }
         }
     }
