@@ -32,6 +32,28 @@ private func makeClosureCycle(weakly: Bool) {
     }
 }
 
+/// A plain class whose task iterates a stream whose only continuation it keeps.
+private final class PlainListener: @unchecked Sendable {
+    // @unchecked Sendable: `seen` is written by its task only.
+    var continuation: AsyncStream<Int>.Continuation?
+    var task: Task<Void, Never>?
+    var seen = 0
+
+    func start() {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        self.continuation = continuation
+        task = Task { for await value in stream { self.seen += value } }
+    }
+}
+
+/// Starts a listener and drops it: its task can never finish unless the stream was finished.
+@inline(never)
+private func startListener(finishing: Bool) {
+    let listener = PlainListener()
+    listener.start()
+    if finishing { listener.continuation?.finish() }
+}
+
 /// The checks with whole-process tracking (these run when the suite runs with
 /// `LEAKGRAPH_TRACK=all`, as CI does; otherwise plain classes are invisible by design).
 @Suite(
@@ -55,6 +77,20 @@ struct ProcessWideChecksTests {
         #expect(findings.message.contains("context of"), "\(findings.message)")
         let (weak, _) = LeakScope.run { makeClosureCycle(weakly: true) }
         let none = await LeakCheck.check(scope: weak, name: "closureCaptureWeak")
+        #expect(none == nil, "\(none?.message ?? "")")
+    }
+
+    @Test("a task that can never finish fails the check, naming the task; its finished twin passes")
+    func taskThatCanNeverFinish() async throws {
+        let (scope, _) = LeakScope.run { startListener(finishing: false) }
+        // Until its task waits on the stream (the cooperative pool may be busy with other suites).
+        try await Task.sleep(for: .milliseconds(300))
+        let findings = try #require(await LeakCheck.check(scope: scope, name: "taskThatCanNeverFinish"))
+        #expect(findings.message.contains("PlainListener") && findings.message.contains("Task"), "\(findings.message)")
+        #expect(findings.message.contains("can never finish"), "\(findings.message)")
+        let (finished, _) = LeakScope.run { startListener(finishing: true) }
+        try await Task.sleep(for: .milliseconds(300))
+        let none = await LeakCheck.check(scope: finished, name: "taskThatFinished")
         #expect(none == nil, "\(none?.message ?? "")")
     }
 
