@@ -125,6 +125,15 @@ enum TaskScenarios {
             listener.continuation = nil
             letTasksSuspend()
         },
+        // A task group's child awaits a continuation the owner keeps; the owner's task awaits
+        // the group: neither can ever finish. A possible leak, never "No leaks": the parent and
+        // its child both point at the owner and at each other's contexts, so which of them owns
+        // the owner's references is not told, and that a child's end is what resumes its
+        // waiting parent is not modelled.
+        Scenario(name: "task-group-child-waiting-forever", expected: .alive) {
+            GroupOwner(label: "task-group-child-waiting-forever").start()
+            letTasksSuspend()
+        },
         // A loop that sleeps: the clock resumes it, so it is alive, never leaked.
         Scenario(name: "task-sleeping-loop-holding-self", expected: .retained, expectedTrackedOnly: .retained) {
             Poller(label: "task-sleeping-loop-holding-self").start()
@@ -203,5 +212,21 @@ final class ContinuationBox: @unchecked Sendable {
     func take() -> AsyncStream<Int>.Continuation {
         defer { continuation = nil }
         return continuation!
+    }
+}
+
+/// An object whose task runs a group whose one child awaits a continuation the object keeps.
+final class GroupOwner: TrackedObject, @unchecked Sendable {
+    // @unchecked Sendable: as `StreamListener`.
+    var pending: CheckedContinuation<Int, Never>?
+    var task: Task<Void, Never>?
+
+    func start() {
+        task = Task {
+            await withTaskGroup(of: Int.self) { group in
+                group.addTask { await withCheckedContinuation { self.pending = $0 } }
+                for await _ in group {}
+            }
+        }
     }
 }
