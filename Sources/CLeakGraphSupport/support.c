@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+uintptr_t lg_exported_word(const char *symbol) {
+    const uintptr_t *word = dlsym(RTLD_DEFAULT, symbol);
+    return word == NULL ? 0 : *word;
+}
+
 int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
               const char **symbolName, uintptr_t *symbolAddress) {
     Dl_info info;

@@ -40,6 +40,10 @@ int lg_learned_frame_rules(void);
 /// Which unwinder `lg_capture_stack` uses: 1 = libunwind, 2 = glibc backtrace, 0 = none.
 int lg_unwinder_kind(void);
 
+/// The word a loaded library exports under `symbol` (the concurrency runtime's
+/// `_swift_concurrency_debug_asyncTaskSlabMetadata`, for debuggers), or 0 when none does.
+uintptr_t lg_exported_word(const char *symbol);
+
 /// dladdr wrapper: fills the object path, its load base, the nearest symbol name and address.
 /// Returns non-zero on success. Strings point into the loader's memory and stay valid.
 int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,

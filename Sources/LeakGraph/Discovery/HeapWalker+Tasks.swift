@@ -39,10 +39,11 @@ extension HeapWalker {
         let taskWork = Work(
             base: memory, plan: .empty, owner: owner, prefix: "", origin: .reflected, closure: nil, hops: 0)
         // The task's frames live in slabs its allocator takes from `malloc`, which the task (and
-        // each slab, the next) points at: blocks that are no object are followed, two deep, within
-        // a budget, and their words compared too.
-        var pending: [(base: UnsafeRawPointer, size: Int, depth: Int)] = [(memory, size, 0)]
-        // The task's allocation and the blocks read: a word inside one is the task's own pointer
+        // each slab, the next) points at: only blocks shaped as slabs are followed, within a
+        // budget, and only their used part is compared — past it lie the words of frames that
+        // returned, stale, which may point anywhere (another task's objects, most often).
+        var pending: [(base: UnsafeRawPointer, start: Int, end: Int)] = [(memory, TaskStatus.jobFlagsOffset, size)]
+        // The task's allocation and the slabs read: a word inside one is the task's own pointer
         // (a frame's link to its parent), neither an object nor a block to follow.
         var ranges: [Range<UInt>] = [address..<address + UInt(size)]
         var seen: Set<UInt> = []
@@ -57,8 +58,10 @@ extension HeapWalker {
         var codeAddresses: [UInt] = chain
         defer { nodes[node].codeAddresses = codeAddresses }
         var budget = Self.maximumTaskBytes
-        while let (base, size, depth) = pending.popLast() {
-            for offset in stride(from: depth == 0 ? 16 : 0, to: size - 7, by: 8) {
+        while let (base, start, end) = pending.popLast() {
+            // From past the task's own header and its job's two scheduler words (links of an
+            // executor's queue, to other jobs: another task's memory is not this task's).
+            for offset in stride(from: start, to: end - 7, by: 8) {
                 let word = base.load(fromByteOffset: offset, as: UInt.self)
                 // Its own address (a task refers to itself) is no holder.
                 guard word != 0, word != address else { continue }
@@ -69,26 +72,57 @@ extension HeapWalker {
                 }
                 if candidate(word, in: region, from: taskWork, label: "frames", isTaskWord: true) { continue }
                 guard !ranges.contains(where: { $0.contains(word) }) else { continue }
-                if depth == 2 || word & 15 != 0 {
+                guard word & 15 == 0, seen.insert(word).inserted else {
                     unsettle(region, ifObject: word)
                     continue
                 }
-                guard seen.insert(word).inserted else { continue }
                 if looksLikeObject(word) {
                     regions[Int(region)].isAccountedFor = false
                     continue
                 }
-                // A block of the heap that is no object: a slab of frames, perhaps.
-                guard map.isHeapLike(word, length: 16),
-                    let blockSize = unheldAllocationSize(word, atLeast: 16), blockSize <= budget,
-                    let block = self.memory.copyOf(word, count: blockSize)
-                else { continue }
-                budget -= blockSize
-                ranges.append(word..<word + UInt(blockSize))
-                pending.append((block, blockSize, depth + 1))
+                guard let slab = slab(at: word, budget: budget) else { continue }
+                budget -= slab.size
+                ranges.append(word..<word + UInt(slab.size))
+                pending.append((slab.memory, Self.slabHeaderBytes, Self.slabHeaderBytes + slab.used))
+                // The slab after it, which the allocator keeps (empty, or in use by deeper frames).
+                let next = slab.memory.load(fromByteOffset: 8, as: UInt.self)
+                if next != 0, !ranges.contains(where: { $0.contains(next) }), seen.insert(next).inserted,
+                    let following = self.slab(at: next, budget: budget)
+                {
+                    budget -= following.size
+                    ranges.append(next..<next + UInt(following.size))
+                    pending.append((following.memory, Self.slabHeaderBytes, Self.slabHeaderBytes + following.used))
+                }
             }
         }
     }
+
+    /// A copy of the slab of a task's allocator at `address`, and how many of its bytes past the
+    /// header frames use; nil when the block there is not one: its first word the slabs' metadata
+    /// (``slabMetadata``), then the next slab, then its capacity and the bytes in use (32 bits
+    /// each, the second not above the first), all within the malloc block.
+    private mutating func slab(at address: UInt, budget: Int) -> (memory: UnsafeRawPointer, size: Int, used: Int)? {
+        guard map.isHeapLike(address, length: UInt(Self.slabHeaderBytes)),
+            let header = memory.copyOf(address, count: Self.slabHeaderBytes)
+        else { return nil }
+        let metadata = header.load(as: UInt.self)
+        let capacity = Int(header.load(fromByteOffset: 16, as: UInt32.self))
+        let used = Int(header.load(fromByteOffset: 20, as: UInt32.self))
+        guard metadata == Self.slabMetadata, metadata != 0, capacity > 0, used <= capacity,
+            let size = unheldAllocationSize(address, atLeast: Self.slabHeaderBytes + capacity), size <= budget,
+            let copy = memory.copyOf(address, count: Self.slabHeaderBytes + used)
+        else { return nil }
+        return (copy, size, used)
+    }
+
+    /// The metadata the concurrency runtime gives its allocator's slabs, as it exports it for
+    /// debuggers (0 where it does not: then no slab is followed, and a task's frames past its own
+    /// allocation stay unread).
+    static let slabMetadata = lg_exported_word("_swift_concurrency_debug_asyncTaskSlabMetadata")
+
+    /// A slab's header: its metadata, the next slab, its capacity and the bytes in use, rounded
+    /// up to the allocator's 16-byte alignment.
+    static let slabHeaderBytes = 32
 
     /// The functions a suspended task resumes in, innermost first: its `ResumeTask` and, from its
     /// `ResumeContext`, each async frame's `ResumeParent` up the `Parent` chain (read through

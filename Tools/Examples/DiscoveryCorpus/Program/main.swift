@@ -7,7 +7,7 @@
 //   discovery-corpus --list         print every scenario with the verdicts it must give (whole process,
 //                                   tracked objects only)
 //   discovery-corpus --big SHAPE N  build a big graph (ring, list, pairs, generic-closure-pairs, web, document, hub, generic-types,
-//                                   suspended-tasks, task-owners) of
+//                                   suspended-tasks, stream-tasks, task-owners) of
 //                                   about N objects, time a snapshot and its analysis, then exit
 //                                   (with LEAKGRAPH_DUMP_DIR, the dump at exit is timed by the caller)
 //

@@ -15,6 +15,12 @@ public enum BigGraphs {
             // for what a snapshot pays per task.
             for _ in 0..<size / 2 { ContinuationKeeper().start() }
             TaskScenarios.waitForSuspendedTasks()
+        case "stream-tasks":
+            // Objects each keeping a task that iterates a stream whose continuation they hold:
+            // with whole-process tracking, every task's frames are credited after the search
+            // for outside holders (what that search costs).
+            for _ in 0..<size / 2 { StreamListener().start() }
+            TaskScenarios.waitForSuspendedTasks()
         case "task-owners":
             // The same objects without their tasks: the baseline.
             for _ in 0..<size / 2 { keptKeepers.append(ContinuationKeeper()) }
