@@ -292,8 +292,13 @@ public enum LeakTrace {
         }
         if steps.contains(where: { type($0.from) == TaskNode.typeName }) {
             // A task in the loop: it waits on something only the loop holds, so it never finishes.
-            let owner = steps.first { type($0.to) == TaskNode.typeName }.map { type($0.from) } ?? "its owner"
-            let held = userCapture.map { type($0.to) } ?? owner
+            // Its owner keeps its handle (`task._task`); a continuation that can resume it is no owner.
+            let handles = steps.filter { type($0.to) == TaskNode.typeName }
+            let held = userCapture.map { type($0.to) }
+            let owner =
+                (handles.first { $0.label.hasSuffix("_task") } ?? (held == nil ? handles.first : nil))
+                .map { type($0.from) } ?? held ?? "its owner"
+            let heldOrOwner = held ?? owner
             let step = userCapture ?? steps.first { type($0.from) == TaskNode.typeName } ?? last
             // Retained: what resumes it (a producer, a clock) is held from outside, and it keeps
             // the cycle alive for as long as that lasts.
@@ -305,9 +310,9 @@ public enum LeakTrace {
                     + "clock) is held from outside the cycle."
             return make(
                 step,
-                waits + " Capture \(held) weakly in the task's closure ([weak self]), and when \(owner) is done cancel "
-                    + "the task (`task?.cancel()`) and finish or resume what it awaits (`continuation.finish()`).",
-                "capture \(baseName(held)) weakly in the task and cancel it when done")
+                waits + " Capture \(heldOrOwner) weakly in the task's closure ([weak self]), and when \(owner) is done "
+                    + "cancel the task (`task?.cancel()`) and finish or resume what it awaits (`continuation.finish()`).",
+                "capture \(baseName(heldOrOwner)) weakly in the task and cancel it when done")
         }
         if let capture = userCapture {
             let which =
