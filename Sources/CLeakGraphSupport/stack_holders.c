@@ -26,9 +26,13 @@
 enum { lg_analysing_capacity = 64 };
 static _Atomic long lg_analysing[lg_analysing_capacity];
 static __thread int lg_analysis_depth = 0;
+// The frame of the function that entered the outermost analysis: the calling thread's words
+// above it are its callers', the program's.
+static __thread uintptr_t lg_analysis_caller_frame = 0;
 
-void lg_analysis_enter(void) {
+__attribute__((noinline)) void lg_analysis_enter(void) {
     if (lg_analysis_depth++ > 0) return;
+    lg_analysis_caller_frame = (uintptr_t)__builtin_frame_address(1);
     long tid = syscall(SYS_gettid);
     for (int index = 0; index < lg_analysing_capacity; index++) {
         long expected = 0;
@@ -43,6 +47,17 @@ void lg_analysis_leave(void) {
         long expected = tid;
         if (atomic_compare_exchange_strong(&lg_analysing[index], &expected, 0)) return;
     }
+}
+
+static uintptr_t lg_mapping_end(uintptr_t address);
+
+int lg_analysis_callers_stack(uintptr_t *low, uintptr_t *high) {
+    if (lg_analysis_depth == 0 || lg_analysis_caller_frame == 0) return 0;
+    uintptr_t end = lg_mapping_end(lg_analysis_caller_frame);
+    if (end == 0) return 0;
+    *low = lg_analysis_caller_frame;
+    *high = end;
+    return 1;
 }
 
 static int lg_is_analysing(long tid) {
@@ -188,6 +203,10 @@ static void lg_scan_stacks(lg_stack_scan *scan, const uintptr_t *currentRanges, 
 #else
 
 void lg_analysis_enter(void) {}
+int lg_analysis_callers_stack(uintptr_t *low, uintptr_t *high) {
+    (void)low; (void)high;
+    return 0;
+}
 void lg_analysis_leave(void) {}
 
 size_t lg_find_stack_holders(const uintptr_t *sortedTargets, size_t targetCount, const uintptr_t *currentRanges,

@@ -157,6 +157,11 @@ size_t lg_collect_stack_words(const uintptr_t *currentRanges, size_t currentRang
 void lg_analysis_enter(void);
 void lg_analysis_leave(void);
 
+/// The calling thread's stack above the function that entered its outermost analysis (its
+/// callers' frames, the program's) up to the end of the stack's mapping: fills `low` and `high`
+/// and returns 1; 0 outside an analysis.
+int lg_analysis_callers_stack(uintptr_t *low, uintptr_t *high);
+
 /// The calling function's frames and its callers', innermost first: each frame's return address
 /// (an address inside the function) and its stack pointer, by the frame-pointer chain (x86-64
 /// Linux; 0 elsewhere).

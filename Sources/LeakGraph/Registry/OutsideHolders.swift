@@ -44,7 +44,7 @@ enum OutsideHolders {
         let globalHits = lg_find_global_holders(sorted, sorted.count, &slots, &hits, GlobalHolders.capacity)
         for index in 0..<globalHits { count(hits[index]) }
         // In a local of a running function, or on a blocked thread's stack.
-        for address in StackHolders.names(holding: sorted).keys { count(address) }
+        for address in StackHolders.held(sorted) { count(address) }
         // Through objects tracking did not record, reached from globals and stacks.
         for (position, references) in reachedThroughUnrecordedObjects(
             trackedCount: trackedCount, map: map, asksWhetherRecorded: asksWhetherRecorded,

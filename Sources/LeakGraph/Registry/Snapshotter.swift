@@ -121,9 +121,12 @@ enum Snapshotter {
         registry.pruneDeadExternals()
         let discovers = options.discoverReferences || options.scanClosures
         guard discovers else {
-            return withoutReleasesUnderway { take(registry, options: options, holding: false, only: only).snapshot }
+            return withoutReleasesUnderway {
+                let taken = take(registry, options: options, holding: false, only: only)
+                return taken.rest.map { $0.finished() } ?? taken.snapshot
+            }
         }
-        var taken: (snapshot: GraphSnapshot, held: [UInt], listing: Int)?
+        var taken: (snapshot: GraphSnapshot, held: [UInt], listing: Int, rest: PendingSnapshot?)?
         while taken == nil {
             // Waited for outside the gate: a deinit run by those releases may itself take a
             // snapshot, which needs the gate.
@@ -148,7 +151,7 @@ enum Snapshotter {
             }
         }
         // Not reached: the loop above always takes one.
-        guard let (snapshot, held, listing) = taken else { return GraphSnapshot(objects: [], edges: []) }
+        guard let (taken, held, listing, rest) = taken else { return GraphSnapshot(objects: [], edges: []) }
         // Released outside every lock: a release may run a deinit that takes a snapshot. Each
         // hold is unlisted before it is released, so a snapshot reading meanwhile can only
         // over-count (a safe "retained"), never under-count; declared-only reads avoid even that
@@ -171,7 +174,11 @@ enum Snapshotter {
         }
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() - 1)
         releasesInFlight.subtract(1, ordering: .sequentiallyConsistent)
-        return snapshot
+        guard let rest else { return taken }
+        // LeakGraph's own allocations again, not the program's.
+        lg_process_suppress(1)
+        defer { lg_process_suppress(-1) }
+        return rest.finished()
     }
 
     /// Lets another thread's snapshot finish letting go of its holds before counting, so that
@@ -207,7 +214,7 @@ enum Snapshotter {
     /// lock to unregister), and objects already deinitialising are skipped. A declared-only
     /// snapshot therefore never delays a deallocation.
     static func take(_ registry: Registry, options: SnapshotOptions, holding: Bool, only: [UInt64]?)
-        -> (snapshot: GraphSnapshot, held: [UInt], listing: Int)
+        -> (snapshot: GraphSnapshot, held: [UInt], listing: Int, rest: PendingSnapshot?)
     {
         let time = Double(coarseWallClockNanoseconds()) / 1e9
         // Read once: whether objects may be read in place must not change within one snapshot.
@@ -409,7 +416,11 @@ enum Snapshotter {
                     OutsideHolders.find(
                         targets, addresses: { held[$0] }, trackedCount: trackedCount, map: memoryMap,
                         asksWhetherRecorded: recordedOnly
-                    ) { positions.position(of: $0, strongReference: $1) }
+                    ) { address, _ in
+                        // Asked after the holds are let go: by the index of addresses only, never
+                        // by reading the object there.
+                        positions.position(of: address, strongReference: false)
+                    }
                 }
             }
             regions = walker.regions
@@ -450,26 +461,18 @@ enum Snapshotter {
         rawEdges = []
         edges.append(contentsOf: merged)
         merged = []
-        if holding {
-            reconcile(&edges, objects: objects, retainCounts: retainCounts)
-            if !candidates.isEmpty || !regions.isEmpty {
-                let unsettled = CandidateResolution.resolve(
-                    candidates, regions: regions, edges: &edges, objects: objects, retainCounts: retainCounts,
-                    heldFromOutside: heldFromOutside)
-                unreadReferences = CandidateResolution.adding(unsettled, to: unreadReferences)
-            }
-        }
-        // An object whose every strong reference is a snapshot's hold is already unreachable:
-        // it is freed as soon as that snapshot lets go, so it is not reported as alive.
-        let onlyHeldByLeakGraph = Set(objects.indices.filter { retainCounts[$0] == 0 }.map { objects[$0].id })
-        if !onlyHeldByLeakGraph.isEmpty {
-            objects.removeAll { onlyHeldByLeakGraph.contains($0.id) }
-            edges.removeAll { onlyHeldByLeakGraph.contains($0.from) || onlyHeldByLeakGraph.contains($0.to) }
-        }
-        if !onlyHeldByLeakGraph.isEmpty { unreadReferences.removeAll { onlyHeldByLeakGraph.contains($0.object) } }
-        var snapshot = GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: time)
-        snapshot.discoveryLimits = discoveryLimits
-        snapshot.unreadReferences = unreadReferences
-        return (snapshot, heldAddresses, listing)
+        let rest = PendingSnapshot(
+            objects: objects, edges: edges, stacks: stacks, time: time, retainCounts: retainCounts,
+            candidates: candidates, regions: regions, unreadReferences: unreadReferences,
+            discoveryLimits: discoveryLimits, reconciles: holding, heldFromOutside: heldFromOutside)
+        // Moved, not shared: finishing mutates them.
+        (objects, edges, stacks, retainCounts, candidates, regions) = ([], [], [], [], [], [])
+        unreadReferences = []
+        // Whether a global or a stack holds what a task's frames point at is asked after the
+        // holds are let go: it reads no object of the snapshot, and holding every object of the
+        // process for that long made another thread's `withoutActuallyEscaping` see its closure
+        // as escaped (a hold is a retain).
+        if heldFromOutside != nil { return (GraphSnapshot(objects: [], edges: []), heldAddresses, listing, rest) }
+        return (rest.finished(), heldAddresses, listing, nil)
     }
 }

@@ -42,13 +42,36 @@ enum StackHolders {
         return result
     }
 
-    /// The words of the same stacks that may point at heap objects (see
+    /// Which of `addresses` the stacks hold, without naming the holders: inside an analysis the
+    /// calling thread's part is its callers' frames, found without symbolizing (the frames above
+    /// the one that entered the analysis); outside one, the frames that are not LeakGraph's.
+    static func held(_ addresses: [UInt]) -> Set<UInt> {
+        let targets = Array(Set(addresses)).sorted()
+        guard !targets.isEmpty else { return [] }
+        let ranges = callersRanges()
+        var slots = [UInt](repeating: 0, count: capacity)
+        var found = [UInt](repeating: 0, count: capacity)
+        var threads = [Int64](repeating: 0, count: capacity)
+        let count = lg_find_stack_holders(
+            targets, targets.count, ranges, ranges.count / 2, &slots, &found, &threads, capacity)
+        return Set(found[..<count])
+    }
+
+    /// The words of the same stacks as ``held(_:)`` reads that may point at heap objects (see
     /// `lg_collect_stack_words`), up to `capacity`.
     static func words(capacity: Int) -> [UInt] {
-        let ranges = callingFrames().ranges
+        let ranges = callersRanges()
         var words = [UInt](repeating: 0, count: capacity)
         let count = lg_collect_stack_words(ranges, ranges.count / 2, &words, capacity)
         return Array(words[..<count])
+    }
+
+    /// The calling thread's stack to read as the program's: above the analysis when inside one.
+    private static func callersRanges() -> [UInt] {
+        var low: UInt = 0
+        var high: UInt = 0
+        if lg_analysis_callers_stack(&low, &high) != 0 { return [low, high] }
+        return callingFrames().ranges
     }
 
     /// The calling thread's frames, innermost first, their stack pointers, and the ranges of its
