@@ -190,8 +190,9 @@ extension HeapWalker {
 struct CandidateReference {
     /// The owner, as ``DiscoveredReference/from``.
     var from: Int
-    /// The target: a held object's position.
-    let to: Int
+    /// The target: a held object's position, or for a task's word at an object tracking did not
+    /// record, `trackedCount +` its node (renumbered with the nodes).
+    var to: Int
     let label: String
     /// The untyped region it was read from (-1: an `Unmanaged` field, drawn as `.unknown` when
     /// the counts do not confirm it).

@@ -72,12 +72,21 @@ extension HeapWalker {
                 }
                 if candidate(word, in: region, from: taskWork, label: "frames", isTaskWord: true) { continue }
                 guard !ranges.contains(where: { $0.contains(word) }) else { continue }
-                guard word & 15 == 0, seen.insert(word).inserted else {
+                guard word & 15 == 0 else {
                     unsettle(region, ifObject: word)
                     continue
                 }
+                // An object tracking did not record (a buffer `libswiftCore` allocated): compared
+                // once the walk knows all of them (see ``settleTaskWords()``).
+                if let node = nodeOfAddress[word] {
+                    candidates.append(
+                        CandidateReference(
+                            from: owner, to: trackedCount + node, label: "frames", region: region, isTaskWord: true))
+                    continue
+                }
+                guard seen.insert(word).inserted else { continue }
                 if looksLikeObject(word) {
-                    regions[Int(region)].isAccountedFor = false
+                    unsettledTaskWords.append((word, owner, region))
                     continue
                 }
                 guard let slab = slab(at: word, budget: budget) else { continue }
@@ -95,6 +104,22 @@ extension HeapWalker {
                 }
             }
         }
+    }
+
+    /// The words of tasks' memory that looked like objects the snapshot does not hold, once the
+    /// walk is done: one a walk reached (an unrecorded object, a node) is a candidate reference
+    /// like any held object's address; any other leaves its task's memory unread.
+    mutating func settleTaskWords() {
+        for (word, owner, region) in unsettledTaskWords {
+            if let node = nodeOfAddress[word] {
+                candidates.append(
+                    CandidateReference(
+                        from: owner, to: trackedCount + node, label: "frames", region: region, isTaskWord: true))
+            } else {
+                regions[Int(region)].isAccountedFor = false
+            }
+        }
+        unsettledTaskWords = []
     }
 
     /// A copy of the slab of a task's allocator at `address`, and how many of its bytes past the

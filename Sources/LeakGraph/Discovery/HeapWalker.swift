@@ -90,6 +90,8 @@ struct HeapWalker {
     /// The boxes walked so far (see ``box(_:from:path:)``).
     var walkedBoxes: Set<UInt> = []
     var walkableClasses: [UInt: Bool] = [:]
+    /// Words of tasks' memory at objects the walk had not reached yet (see `settleTaskWords()`).
+    var unsettledTaskWords: [(word: UInt, owner: Int, region: Int32)] = []
     /// The element types of array buffers met as objects (nil: not an array buffer).
     var arrayElementTypes: [UInt: UnsafeRawPointer?] = [:]
     /// Why each Foundation class met is not read (nil: a value class; see

@@ -22,12 +22,13 @@ enum CandidateResolution {
     /// `Unmanaged` fields as `.unknown` ones); returns the regions that are not accounted for, as
     /// unread records.
     ///
-    /// - Parameter heldFromOutside: of the given positions, those something outside the graph
-    ///   holds, with how many references were found (see ``OutsideHolders``); nil: not asked,
+    /// - Parameter heldFromOutside: of the given positions (the objects' addresses given beside
+    ///   them), those something outside the graph holds, with how many references were found (see
+    ///   ``OutsideHolders``); nil: not asked,
     ///   so a task's frames are credited only where the counts match exactly.
     static func resolve(
         _ candidates: [CandidateReference], regions: [UntypedRegion], edges: inout [EdgeInfo], objects: [ObjectInfo],
-        retainCounts: [Int], heldFromOutside: (([Int]) -> [Int: Int])? = nil
+        retainCounts: [Int], heldFromOutside: (([Int], [UInt]) -> [Int: Int])? = nil
     ) -> [UnreadReferenceInfo] {
         let index = NodeIndex(objects)
         var unexplained = retainCounts
@@ -38,7 +39,9 @@ enum CandidateResolution {
         var pointing = [Int](repeating: 0, count: objects.count)
         for candidate in candidates { pointing[candidate.to] += 1 }
         var regions = regions
-        let credits = heldFromOutside.map { taskCredits(candidates, pointing: pointing, unexplained: unexplained, $0) }
+        let credits = heldFromOutside.map { ask in
+            taskCredits(candidates, pointing: pointing, unexplained: unexplained) { ask($0, objects.map(\.address)) }
+        }
         // One edge per owner, target, label and kind, counted.
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []

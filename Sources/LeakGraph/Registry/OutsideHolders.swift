@@ -25,10 +25,12 @@ enum OutsideHolders {
     static let stackWordCapacity = 1 << 18
 
     /// For each of `targets` (positions of held objects, at `addresses`) that something outside
-    /// holds, how many such references were found (at least 1).
+    /// holds, how many such references were found (at least 1). `followsObjects`: objects tracking
+    /// did not record are read (whole-process snapshots, where they are few; otherwise only array
+    /// buffers are, as the main walk does not follow untracked objects either).
     static func find(
         _ targets: [Int], addresses: (Int) -> UInt, trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool,
-        heldPosition: @escaping (UInt, Bool) -> Int
+        followsObjects: Bool, heldPosition: @escaping (UInt, Bool) -> Int
     ) -> [Int: Int] {
         guard !targets.isEmpty else { return [:] }
         var positionOfAddress: [UInt: Int] = [:]
@@ -45,23 +47,24 @@ enum OutsideHolders {
         for index in 0..<globalHits { count(hits[index]) }
         // In a local of a running function, or on a blocked thread's stack.
         for address in StackHolders.held(sorted) { count(address) }
-        // Through objects tracking did not record, reached from globals and stacks.
-        for (position, references) in reachedThroughUnrecordedObjects(
+        // Through objects tracking did not record, reached from globals and stacks (a target that
+        // is one of them, reached so, is held from outside too).
+        for (address, references) in reachedThroughUnrecordedObjects(
             trackedCount: trackedCount, map: map, asksWhetherRecorded: asksWhetherRecorded,
-            heldPosition: heldPosition)
-        where positionOfAddress[addresses(position)] == position {
-            found[position, default: 0] += references
+            followsObjects: followsObjects, addresses: addresses, heldPosition: heldPosition)
+        {
+            if let position = positionOfAddress[address] { found[position, default: 0] += references }
         }
         return found
     }
 
-    /// The held objects that Swift objects tracking did not record, reached from the globals and
-    /// the stacks,
-    /// refer to (by position, with how many references): those objects are walked as a snapshot
-    /// walks any object, through fault-safe copies.
+    /// The objects that Swift objects tracking did not record, reached from the globals and the
+    /// stacks, refer to — by address, with how many references; such an object itself counts
+    /// too —: those objects are walked as a snapshot walks any object, through fault-safe copies.
     private static func reachedThroughUnrecordedObjects(
-        trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, heldPosition: @escaping (UInt, Bool) -> Int
-    ) -> [Int: Int] {
+        trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, followsObjects: Bool,
+        addresses: (Int) -> UInt, heldPosition: @escaping (UInt, Bool) -> Int
+    ) -> [UInt: Int] {
         var words = [UInt](repeating: 0, count: globalWordCapacity)
         words.removeLast(globalWordCapacity - lg_collect_global_words(&words, globalWordCapacity))
         words += StackHolders.words(capacity: stackWordCapacity)
@@ -73,17 +76,31 @@ enum OutsideHolders {
         var seen: Set<UInt> = []
         for word in words where seen.insert(word).inserted {
             guard map.isHeapLike(word, length: 16), !map.isImage(word, length: 16), heldPosition(word, false) < 0,
-                walker.looksLikeObject(word)
+                walker.looksLikeObject(word), let header = walker.memory.copyOf(word, count: 16)
             else { continue }
-            walker.unrecorded(word, from: root, label: "global")
+            // A word of a global or a stack may be stale (a slot of a returned frame): the runtime
+            // is never asked about what it points at unless its class is one an image holds. An
+            // array's buffer (generic: its metadata is made at run time) is known by its class's
+            // descriptor, read without the runtime.
+            let metadata = header.load(as: UInt.self)
+            if let element = walker.arrayStorageElement(metadata) {
+                walker.arrayElements(of: word, element: element, owner: -1)
+            } else if followsObjects, map.isImage(metadata, length: 8) {
+                walker.unrecorded(word, from: root, label: "global")
+            }
             walker.drain()
         }
-        var reached: [Int: Int] = [:]
+        var reached: [UInt: Int] = [:]
         for reference in walker.found where reference.kind.keepsAlive {
-            if case .tracked(let position) = reference.to { reached[position, default: 0] += 1 }
+            switch reference.to {
+            case .tracked(let position): reached[addresses(position), default: 0] += 1
+            case .node(let node): reached[walker.nodes[node].address, default: 0] += 1
+            }
         }
         // An untyped word at a held object may be a holder too.
-        for candidate in walker.candidates { reached[candidate.to, default: 0] += 1 }
+        for candidate in walker.candidates where candidate.to < trackedCount {
+            reached[addresses(candidate.to), default: 0] += 1
+        }
         return reached
     }
 

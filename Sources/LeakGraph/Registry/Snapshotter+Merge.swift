@@ -89,6 +89,17 @@ extension Snapshotter {
         for index in candidates.indices where candidates[index].from >= trackedCount {
             candidates[index].from = trackedCount + renumbered[candidates[index].from - trackedCount]
         }
+        // A task's word at a node: the node renumbered, or, left out, the word dropped and the
+        // task's memory said unread.
+        candidates.removeAll { candidate in
+            guard candidate.to >= trackedCount else { return false }
+            guard renumbered[candidate.to - trackedCount] < 0 else { return false }
+            if candidate.region >= 0 { regions[Int(candidate.region)].isAccountedFor = false }
+            return true
+        }
+        for index in candidates.indices where candidates[index].to >= trackedCount {
+            candidates[index].to = trackedCount + renumbered[candidates[index].to - trackedCount]
+        }
         for index in regions.indices where regions[index].owner >= trackedCount {
             regions[index].owner = trackedCount + renumbered[regions[index].owner - trackedCount]
         }

@@ -366,7 +366,7 @@ enum Snapshotter {
         // tenth of a big snapshot's memory, and the merge's peak is its highest point.
         var merged: [EdgeInfo] = []
         // Asked only when a suspended task's frames may be credited (see `CandidateResolution`).
-        var heldFromOutside: (([Int]) -> [Int: Int])?
+        var heldFromOutside: (([Int], [UInt]) -> [Int: Int])?
 
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
@@ -399,6 +399,7 @@ enum Snapshotter {
                 }
             }
             for index in contexts { walker.walk(address: held[index].address, index: index) }
+            walker.settleTaskWords()
             walker.finish()
             for index in contexts {
                 if let name = walker.storageNames[held[index].address] { objects[index].type = name }
@@ -410,12 +411,11 @@ enum Snapshotter {
             var unread = walker.unread
             candidates = walker.candidates
             if candidates.contains(where: \.isTaskWord) {
-                let held = objects.map(\.address)
                 let recordedOnly = only != nil
-                heldFromOutside = { targets in
+                heldFromOutside = { targets, addresses in
                     OutsideHolders.find(
-                        targets, addresses: { held[$0] }, trackedCount: trackedCount, map: memoryMap,
-                        asksWhetherRecorded: recordedOnly
+                        targets, addresses: { addresses[$0] }, trackedCount: trackedCount, map: memoryMap,
+                        asksWhetherRecorded: recordedOnly, followsObjects: processWide
                     ) { address, _ in
                         // Asked after the holds are let go: by the index of addresses only, never
                         // by reading the object there.
