@@ -169,17 +169,22 @@ extension HeapWalker {
             let header = memory.copyOf(word, count: 16)
         else { return false }
         let metadataWord = header.load(as: UInt.self)
-        // The metadata in place only in an image; elsewhere copied: a stale word may point
-        // anywhere in the heap.
+        // Copied wherever it is: a stale word may point anywhere in the heap, or anywhere in an
+        // image (where an in-place read can land in a global's padding).
         let descriptionOffset = ClassMetadataLayout.descriptionOffset
         let length = descriptionOffset + 8
-        guard metadataWord & 7 == 0, map.readableBytes(at: metadataWord) >= UInt(length),
-            let metadata = map.isImage(metadataWord, length: UInt(length))
-                ? UnsafeRawPointer(bitPattern: metadataWord) : memory.copyOf(metadataWord, count: length)
-        else { return false }
+        guard metadataWord & 7 == 0, let metadata = memory.copyOfReadable(metadataWord, count: length) else {
+            return false
+        }
         switch metadata.load(as: UInt.self) {
         case 0x400, 0x500: return true
-        case 0, 0x800...: return HeapObjectKind.hasClassDescriptor(metadata, map: map)
+        case 0, 0x800...:
+            // A class's nominal descriptor, in an image, of kind 16 (read through a copy too).
+            let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
+            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
+                let kind = memory.copyOfReadable(descriptor, count: 4)
+            else { return false }
+            return kind.load(as: UInt32.self) & 0x1F == 16
         default: return false
         }
     }

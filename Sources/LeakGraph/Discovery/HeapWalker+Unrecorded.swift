@@ -89,23 +89,31 @@ extension HeapWalker {
         if let known = arrayElementTypes[metadataWord] { return known.map { unsafeBitCast($0, to: Any.Type.self) } }
         var element: UnsafeRawPointer?
         defer { arrayElementTypes[metadataWord] = .some(element) }
+        // Everything read through copies: the word may be any object's class, or a stale word's.
         let descriptionOffset = ClassMetadataLayout.descriptionOffset
-        guard let metadata = memory.readMetadata(metadataWord, count: descriptionOffset + 8) else { return nil }
+        guard let metadata = memory.copyOfReadable(metadataWord, count: descriptionOffset + 8),
+            case let kind = metadata.load(as: UInt.self), kind == 0 || kind >= 0x800
+        else { return nil }
         let descriptorWord = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
         // Flags, parent, name, access function, fields, superclass, negative and positive
-        // metadata sizes, immediate members: 36 bytes, all in the image.
+        // metadata sizes, immediate members: 36 bytes, in an image; the name's 24 bytes too.
+        let expectedName = Array("_ContiguousArrayStorage".utf8) + [0]
         guard descriptorWord % 4 == 0, map.isImage(descriptorWord, length: 36),
-            let descriptor = UnsafeRawPointer(bitPattern: descriptorWord),
-            let name = relativeTarget(descriptor + 8), map.isImage(UInt(bitPattern: name), length: 24),
-            String(cString: name.assumingMemoryBound(to: CChar.self)) == "_ContiguousArrayStorage"
+            let descriptor = memory.copyOfReadable(descriptorWord, count: 36),
+            descriptor.load(as: UInt32.self) & 0x1F == 16,
+            case let nameOffset = Int(descriptor.load(fromByteOffset: 8, as: Int32.self)),
+            case let nameAddress = UInt(bitPattern: Int(descriptorWord) + 8 + nameOffset),
+            map.isImage(nameAddress, length: UInt(expectedName.count)),
+            let name = memory.copyOfReadable(nameAddress, count: expectedName.count),
+            expectedName.indices.allSatisfy({ name.load(fromByteOffset: $0, as: UInt8.self) == expectedName[$0] })
         else { return nil }
         // A resilient superclass would place the arguments where only the runtime knows.
         let hasResilientSuperclass = (descriptor.load(as: UInt32.self) >> 16) & (1 << 13) != 0
         let positiveWords = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
         let immediateMembers = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
         let argumentOffset = (positiveWords - immediateMembers) * 8
-        guard !hasResilientSuperclass, argumentOffset > descriptionOffset,
-            let arguments = memory.readMetadata(metadataWord, count: argumentOffset + 8)
+        guard !hasResilientSuperclass, argumentOffset > descriptionOffset, argumentOffset < 4096,
+            let arguments = memory.copyOfReadable(metadataWord, count: argumentOffset + 8)
         else { return nil }
         let argument = arguments.load(fromByteOffset: argumentOffset, as: UInt.self)
         guard memory.isUsableType(argument), let pointer = UnsafeRawPointer(bitPattern: argument) else { return nil }

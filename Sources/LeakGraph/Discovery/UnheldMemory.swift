@@ -51,6 +51,14 @@ struct UnheldMemory {
         return copy(address, count: count)
     }
 
+    /// `count` bytes at `address` in any readable mapping (an image's too) through a fault-safe
+    /// copy: for a word that only may be metadata, read where the address sanitizer would see an
+    /// in-place read of an image's global as out of bounds.
+    mutating func copyOfReadable(_ address: UInt, count: Int) -> UnsafeRawPointer? {
+        guard count > 0, address != 0, map.readableBytes(at: address) >= UInt(count) else { return nil }
+        return copy(address, count: count)
+    }
+
     /// `count` bytes of metadata or descriptors at `address` (static or permanent memory of the
     /// runtime, never freed), readable until ``freeCopies()``; nil when they cannot be read.
     mutating func readMetadata(_ address: UInt, count: Int) -> UnsafeRawPointer? {
