@@ -41,6 +41,11 @@ static int lg_scan_image(struct dl_phdr_info *info, size_t size, void *data) {
             size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
             for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
                 uintptr_t value = (uintptr_t)scan->buffer[word];
+                if (scan->targets == NULL) {
+                    // Collecting every word that may point at a heap object (16-byte aligned, not small).
+                    if (value >= ((uintptr_t)1 << 20) && (value & 15) == 0) scan->found[scan->count++] = value;
+                    continue;
+                }
                 long target = value == 0 ? -1 : lg_sorted_index(scan->targets, scan->targetCount, value);
                 if (target < 0 || scan->hitsOfTarget[target] >= lg_globals_per_target) continue;
                 scan->hitsOfTarget[target]++;
@@ -70,41 +75,12 @@ size_t lg_find_global_holders(const uintptr_t *sortedTargets, size_t targetCount
     return scan.count;
 }
 
-typedef struct {
-    uintptr_t *words;
-    size_t capacity;
-    size_t count;
-    uint64_t *buffer;
-} lg_global_words_scan;
-
-static int lg_collect_image_words(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size;
-    lg_global_words_scan *scan = data;
-    for (int index = 0; index < info->dlpi_phnum && scan->count < scan->capacity; index++) {
-        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
-        if (header->p_type != PT_LOAD || !(header->p_flags & PF_W)) continue;
-        uintptr_t start = (info->dlpi_addr + header->p_vaddr + 7) & ~(uintptr_t)7;
-        uintptr_t end = (info->dlpi_addr + header->p_vaddr + header->p_memsz) & ~(uintptr_t)7;
-        for (uintptr_t chunk = start; chunk < end && scan->count < scan->capacity; chunk += lg_scan_chunk * 8) {
-            size_t bytes = end - chunk < lg_scan_chunk * 8 ? end - chunk : lg_scan_chunk * 8;
-            size_t copied = lg_safe_copy(scan->buffer, chunk, bytes);
-            for (size_t word = 0; word < copied / 8 && scan->count < scan->capacity; word++) {
-                uintptr_t value = (uintptr_t)scan->buffer[word];
-                // Heap objects are 16-byte aligned; low values are small integers.
-                if (value < ((uintptr_t)1 << 20) || (value & 15) != 0) continue;
-                scan->words[scan->count++] = value;
-            }
-        }
-    }
-    return 0;
-}
-
 size_t lg_collect_global_words(uintptr_t *words, size_t capacity) {
     if (capacity == 0) return 0;
     uint64_t *buffer = malloc(lg_scan_chunk * 8);
     if (buffer == NULL) return 0;
-    lg_global_words_scan scan = {words, capacity, 0, buffer};
-    dl_iterate_phdr(lg_collect_image_words, &scan);
+    lg_global_scan scan = {NULL, 0, NULL, words, capacity, 0, buffer, NULL};
+    dl_iterate_phdr(lg_scan_image, &scan);
     free(buffer);
     return scan.count;
 }

@@ -39,24 +39,26 @@ enum CandidateResolution {
         var pointing = [Int](repeating: 0, count: objects.count)
         for candidate in candidates { pointing[candidate.to] += 1 }
         var regions = regions
-        let credits = heldFromOutside.map { ask in
-            taskCredits(candidates, pointing: pointing, unexplained: unexplained) { ask($0, objects.map(\.address)) }
-        }
+        let credits =
+            heldFromOutside.map { ask in
+                taskCredits(candidates, pointing: pointing, unexplained: unexplained) {
+                    ask($0, objects.map(\.address))
+                }
+            } ?? [:]
+        var credited: Set<Int> = []
         // One edge per owner, target, label and kind, counted.
         var added: [EdgeKey: Int] = [:]
         var newEdges: [EdgeInfo] = []
         for candidate in candidates {
             let kind: EdgeKind
-            if let credit = credits?[candidate.to] {
-                // One edge for all of the task's words, counted as the references it owns.
-                guard credit > 0,
-                    added[EdgeKey(from: candidate.from, to: candidate.to, label: "", kind: .unmanaged)] == nil
-                else { continue }
-                added[EdgeKey(from: candidate.from, to: candidate.to, label: "", kind: .unmanaged)] = newEdges.count
-                newEdges.append(
-                    EdgeInfo(
-                        from: objects[candidate.from].id, to: objects[candidate.to].id, kind: .unmanaged,
-                        label: candidate.label, origin: .reflected, count: credit))
+            if let credit = credits[candidate.to] {
+                // The one task's words at it are one edge, counted as the references it owns.
+                if credit > 0, credited.insert(candidate.to).inserted {
+                    newEdges.append(
+                        EdgeInfo(
+                            from: objects[candidate.from].id, to: objects[candidate.to].id, kind: .unmanaged,
+                            label: candidate.label, origin: .reflected, count: credit))
+                }
                 continue
             } else if pointing[candidate.to] == unexplained[candidate.to] {
                 kind = .unmanaged
