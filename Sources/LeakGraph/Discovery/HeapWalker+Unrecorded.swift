@@ -54,15 +54,17 @@ extension HeapWalker {
         }
         let instanceSizeOffset = ClassMetadataLayout.instanceSizeOffset
         let instanceSize = Int(metadata.load(fromByteOffset: instanceSizeOffset, as: UInt32.self))
-        guard instanceSize >= 16, instanceSize <= 1 << 20, let instance = memory.read(word, count: instanceSize)
+        let plan = instancePlans[metadataWord] ?? TypePlan.ofInstances(cls)
+        instancePlans[metadataWord] = plan
+        // The plan may read past the declared size (a tail-allocated continuation).
+        guard instanceSize >= 16, instanceSize <= 1 << 20,
+            let instance = memory.read(word, count: max(instanceSize, plan.bytesRead))
         else { return }
         let holders = UnheldMemory.strongCount(header: instance) ?? Int(Int32.max)
         let node = addNode(word, type: displayTypeName(cls), retainCount: holders)
         // From the copied header: inline counts only (a side table may be freed meanwhile).
         nodes[node].weakAndUnownedReferences = inlineWeakAndUnownedReferences(instance)
         add(work, to: .node(node), kind: .strong, label: label)
-        let plan = instancePlans[metadataWord] ?? TypePlan.ofInstances(cls)
-        instancePlans[metadataWord] = plan
         if metadataWord == LockStorage.metadataAddress {
             lockedState(word, instance: instance, owner: trackedCount + node)
             return

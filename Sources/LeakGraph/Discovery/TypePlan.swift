@@ -114,6 +114,11 @@ final class TypePlan: Sendable {
     /// are. Which slots hold values only the buffer's owner knows, so the walk compares their
     /// words with live objects and never loads one.
     let tail: Tail?
+    /// How many bytes from a value's start its steps read: at least the end of the last word a
+    /// step loads. A class's declared instance size can be smaller (a
+    /// `CheckedContinuationCanary`'s continuation is tail-allocated), so a copy made to be walked
+    /// covers this many.
+    let bytesRead: Int
 
     convenience init(steps: [Step], complete: Bool) {
         self.init(steps: steps, unreadReason: complete ? nil : "a value whose layout cannot be read")
@@ -123,6 +128,7 @@ final class TypePlan: Sendable {
         self.steps = steps
         self.unreadReason = unreadReason
         self.tail = tail
+        bytesRead = steps.reduce(0) { max($0, Self.end(of: $1)) }
         if steps.count == 1, case .strong(offset: 0, path: "") = steps[0] {
             isSingleReference = true
         } else {
@@ -131,6 +137,20 @@ final class TypePlan: Sendable {
     }
 
     static let empty = TypePlan(steps: [], complete: true)
+
+    /// Where the last byte `step` loads ends, from the value's start (an enum's payload is
+    /// loaded by its own plan: its first word is counted here).
+    private static func end(of step: Step) -> Int {
+        switch step {
+        case .strong(let offset, _), .unowned(let offset, _), .box(let offset, _), .array(let offset, _, _),
+            .dictionary(let offset, _, _, _), .set(let offset, _, _), .unmanaged(let offset, _),
+            .continuation(let offset, _), .enumeration(let offset, _, _):
+            offset + 8
+        case .closure(let offset, _), .slice(let offset, _, _): offset + 16
+        case .existential(let offset, _): offset + 32
+        case .words(let offset, let count, _, _): offset + 8 * count
+        }
+    }
 
     private static let cache = Locked<[UInt: TypePlan]>([:], heldAcrossFork: true)
 
