@@ -72,6 +72,18 @@ static unw_get_save_loc_fn lg_unw_get_save_loc = NULL;
 static int lg_learns_rules = 0;
 #endif
 
+// How stacks were captured, for benchmarks and tests (relaxed counters, off the rules' path).
+static _Atomic uint64_t lg_frames_learned_alone = 0;
+static _Atomic uint64_t lg_whole_unwinds_learning = 0;
+static _Atomic uint64_t lg_unwinder_captures = 0;
+
+void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
+                                 uint64_t *unwinderCaptures) {
+    *framesLearnedAlone = atomic_load_explicit(&lg_frames_learned_alone, memory_order_relaxed);
+    *wholeUnwindsLearning = atomic_load_explicit(&lg_whole_unwinds_learning, memory_order_relaxed);
+    *unwinderCaptures = atomic_load_explicit(&lg_unwinder_captures, memory_order_relaxed);
+}
+
 static void lg_load_unwinder(void) {
     // RTLD_LOCAL keeps libunwind's exported _Unwind_* and weak backtrace out of the global
     // namespace: the host's C++ exceptions and Swift's crash backtracer keep libgcc's unwinder.
@@ -114,6 +126,7 @@ __attribute__((always_inline)) static inline int lg_capture_with_unwinder(
     int wanted = capacity + first;
     if (wanted > maxFrames) wanted = maxFrames;
     int count = 0;
+    atomic_fetch_add_explicit(&lg_unwinder_captures, 1, memory_order_relaxed);
     if (lg_kind == 1) {
         count = lg_unw_backtrace(frames, wanted);
     } else if (lg_kind == 2) {
@@ -205,6 +218,8 @@ typedef struct {
     uintptr_t usesFramePointer;  // the step to the caller found the CFA from rbp
 } lg_frame_state;
 enum { lg_memo_capacity = 64, lg_memo_beyond = 16 };
+// Frames learned one at a time in one capture before a whole unwind learns the rest.
+enum { lg_learned_per_capture = 8 };
 static __thread lg_frame_state lg_memo[lg_memo_capacity];
 static __thread int lg_memo_count = 0;
 // Set while this thread walks with its memo: a capture from a signal handler that interrupted it
@@ -227,9 +242,68 @@ static int lg_know_stack_bounds(void) {
     return lg_stack_known > 0;
 }
 
+// Learns the rule of the frame at return address `ip` (stack pointer `sp`, frame pointer `rbp`)
+// from libunwind's step out of it, which `cursor` has just made to the caller; `before` is where
+// rbp was before the step (NULL when libunwind could not say). `previousUnusual`: the frame was
+// reached through a signal frame, so its ip is exact (not a return address) and gets no rule.
+// Returns whether the caller is reached in an unusual way (its pc not read from [CFA - 8]).
+static int lg_learn_step(lg_unw_cursor *cursor, uint64_t ip, uint64_t sp, uint64_t rbp,
+                         const lg_unw_save_loc *before, int previousUnusual) {
+    uint64_t cfa = 0;
+    lg_unw_get_reg(cursor, lg_unw_rsp, &cfa);
+    // Rules only for steps that read the caller's pc from [CFA - 8], as a call leaves it: not
+    // a signal frame (its caller is in the saved context; libunwind's is_signal_frame
+    // describes the frame stepped from), and not the frame a signal interrupted. The same
+    // test libunwind's own fast trace uses for a standard frame.
+    lg_unw_save_loc ripLocation;
+    memset(&ripLocation, 0, sizeof ripLocation);
+    int afterUnusual = lg_unw_get_save_loc(cursor, lg_unw_rip, &ripLocation) != 0
+        || ripLocation.type != lg_unw_slt_memory || ripLocation.address != cfa - 8;
+    if (afterUnusual || previousUnusual) {
+        lg_learn_rule(ip, lg_rule_none);
+        return afterUnusual;
+    }
+    lg_unw_save_loc after;
+    memset(&after, 0, sizeof after);
+    if (before == NULL || lg_unw_get_save_loc(cursor, lg_unw_rbp, &after) != 0) {
+        lg_learn_rule(ip, lg_rule_none);
+        return afterUnusual;
+    }
+    uint64_t rule;
+    // The caller's rbp is saved by this frame when its location changed to a slot inside it.
+    int savesRBP = after.type == lg_unw_slt_memory
+        && (before->type != lg_unw_slt_memory || before->address != after.address);
+    // No constant rule: the caller's rbp saved outside the frame, no frame at all, or rbp
+    // this frame's frame pointer (the caller's rbp saved where it points) with the CFA not at
+    // rbp + 16 — a realigned frame whose CFA is an expression (GCC's stack realignment).
+    if ((savesRBP && (after.address < sp || after.address + 16 > cfa)) || cfa <= sp
+        || (savesRBP && after.address == rbp && cfa != rbp + 16)) {
+        lg_learn_rule(ip, lg_rule_none);
+        return afterUnusual;
+    }
+    if (savesRBP && cfa == rbp + 16 && after.address == cfa - 16) {
+        rule = lg_rule_learned | lg_rule_frame_pointer | (16u << 8) | lg_rule_saves_rbp
+            | ((uint64_t)(uint32_t)(int32_t)(-16) << 32);
+    } else {
+        uint64_t delta = cfa - sp;
+        if (delta < 8 || delta >= (1u << 24)) {
+            lg_learn_rule(ip, lg_rule_none);
+            return afterUnusual;
+        }
+        rule = lg_rule_learned | (delta << 8);
+        if (savesRBP) {
+            int64_t offset = (int64_t)after.address - (int64_t)cfa;
+            rule |= lg_rule_saves_rbp | ((uint64_t)(uint32_t)(int32_t)offset << 32);
+        }
+    }
+    lg_learn_rule(ip, rule);
+    return afterUnusual;
+}
+
 // libunwind's full unwind from its own context, learning the rule of each return address on the
 // way. Its cursors 0 and 1 are this function and lg_capture_stack; cursor 2's IP is R1.
 __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int capacity, int skip) {
+    atomic_fetch_add_explicit(&lg_whole_unwinds_learning, 1, memory_order_relaxed);
     ucontext_t context;
     lg_unw_cursor cursor;
     if (lg_unw_getcontext(&context) != 0 || lg_unw_init_local(&cursor, &context) < 0) {
@@ -265,57 +339,37 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
             lg_learn_rule(ip, lg_rule_none);
             break;
         }
-        uint64_t cfa = 0;
-        lg_unw_get_reg(&cursor, lg_unw_rsp, &cfa);
-        // Rules only for steps that read the caller's pc from [CFA - 8], as a call leaves it: not
-        // a signal frame (its caller is in the saved context; libunwind's is_signal_frame
-        // describes the frame stepped from), and not the frame a signal interrupted. The same
-        // test libunwind's own fast trace uses for a standard frame.
-        lg_unw_save_loc ripLocation;
-        memset(&ripLocation, 0, sizeof ripLocation);
         int previousUnusual = afterUnusual;
-        afterUnusual = lg_unw_get_save_loc(&cursor, lg_unw_rip, &ripLocation) != 0
-            || ripLocation.type != lg_unw_slt_memory || ripLocation.address != cfa - 8;
-        if (afterUnusual || previousUnusual) {
-            lg_learn_rule(ip, lg_rule_none);
-            continue;
-        }
-        lg_unw_save_loc after;
-        memset(&after, 0, sizeof after);
-        if (!hadLocation || lg_unw_get_save_loc(&cursor, lg_unw_rbp, &after) != 0) {
-            lg_learn_rule(ip, lg_rule_none);
-            continue;
-        }
-        uint64_t rule;
-        // The caller's rbp is saved by this frame when its location changed to a slot inside it.
-        int savesRBP = after.type == lg_unw_slt_memory
-            && (before.type != lg_unw_slt_memory || before.address != after.address);
-        // No constant rule: the caller's rbp saved outside the frame, no frame at all, or rbp
-        // this frame's frame pointer (the caller's rbp saved where it points) with the CFA not at
-        // rbp + 16 — a realigned frame whose CFA is an expression (GCC's stack realignment).
-        if ((savesRBP && (after.address < sp || after.address + 16 > cfa)) || cfa <= sp
-            || (savesRBP && after.address == rbp && cfa != rbp + 16)) {
-            lg_learn_rule(ip, lg_rule_none);
-            continue;
-        }
-        if (savesRBP && cfa == rbp + 16 && after.address == cfa - 16) {
-            rule = lg_rule_learned | lg_rule_frame_pointer | (16u << 8) | lg_rule_saves_rbp
-                | ((uint64_t)(uint32_t)(int32_t)(-16) << 32);
-        } else {
-            uint64_t delta = cfa - sp;
-            if (delta < 8 || delta >= (1u << 24)) {
-                lg_learn_rule(ip, lg_rule_none);
-                continue;
-            }
-            rule = lg_rule_learned | (delta << 8);
-            if (savesRBP) {
-                int64_t offset = (int64_t)after.address - (int64_t)cfa;
-                rule |= lg_rule_saves_rbp | ((uint64_t)(uint32_t)(int32_t)offset << 32);
-            }
-        }
-        lg_learn_rule(ip, rule);
+        afterUnusual = lg_learn_step(&cursor, ip, sp, rbp, hadLocation ? &before : NULL, previousUnusual);
     }
     return written;
+}
+
+// Learns the rule of one frame the walk reached and has no rule for: libunwind steps out of it
+// alone, from a context made of the frame's own registers. Its pc is a return address (every
+// frame before it was walked by rules, so reached by a call), and the context's ip is set one byte
+// back, inside the call instruction, where libunwind looks up a caller's row (a call to a
+// function that never returns may end its caller's code: the return address is then the next
+// function's). Returns 0 when libunwind could not start.
+__attribute__((noinline)) static int lg_learn_frame(const lg_frame_state *frame) {
+    ucontext_t context;
+    lg_unw_cursor cursor;
+    if (lg_unw_getcontext(&context) != 0) return 0;
+    context.uc_mcontext.gregs[REG_RIP] = (greg_t)(frame->pc - 1);
+    context.uc_mcontext.gregs[REG_RSP] = (greg_t)frame->sp;
+    context.uc_mcontext.gregs[REG_RBP] = (greg_t)frame->rbp;
+    if (lg_unw_init_local(&cursor, &context) < 0) return 0;
+    atomic_fetch_add_explicit(&lg_frames_learned_alone, 1, memory_order_relaxed);
+    lg_unw_save_loc before;
+    memset(&before, 0, sizeof before);
+    int hadLocation = lg_unw_get_save_loc(&cursor, lg_unw_rbp, &before) == 0;
+    int stepped = lg_unw_step(&cursor);
+    if (stepped <= 0) {
+        lg_learn_rule(frame->pc, stepped == 0 ? lg_rule_outermost : lg_rule_none);
+        return 1;
+    }
+    lg_learn_step(&cursor, frame->pc, frame->sp, frame->rbp, hadLocation ? &before : NULL, 0);
+    return 1;
 }
 
 // One step of the walk from `frame` to its caller: 1 stepped, 0 the stack ends here (or a rule
@@ -354,15 +408,16 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
 }
 
 // Writes the return addresses of frames [skip, total) of the walk from `state` (frame 0, R1)
-// into `buffer`; -1 or -2 as lg_step when a frame has no rule.
+// into `buffer`; -1 or -2 as lg_step when a frame has no rule (`unknown` is then that frame).
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_walk(
-    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
+    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip, lg_frame_state *unknown) {
     int written = 0;
     for (int index = 0; index < total; index++) {
         if (index >= skip) buffer[written++] = state.pc;
         if (index + 1 == total) break;
         lg_frame_state caller;
         int stepped = lg_step(&state, &caller, high);
+        if (stepped < 0) *unknown = state;
         if (stepped <= 0) return stepped < 0 ? stepped : written;
         state = caller;
     }
@@ -371,9 +426,10 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
 
 // lg_walk, joining this thread's last walk where it reaches a frame of it at the same return
 // address and stack pointer, and leaving it at the first step that would read a different word
-// (rejoining further out); the last walk is then this one.
+// (rejoining further out); the last walk is then this one. A walk that meets a frame without a
+// rule leaves the last walk as it was.
 __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_with_memo(
-    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
+    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip, lg_frame_state *unknown) {
     lg_frame_state *memo = lg_memo;
     int memoCount = lg_memo_count;
     // The walk is head (walked), then memo[joined ..< left] (reused), then tail (walked).
@@ -415,7 +471,10 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
                     memoIndex = j + 1;
                     lg_frame_state caller;
                     int stepped = lg_step(&walked[headCount - 1], &caller, high);
-                    if (stepped < 0) return stepped;
+                    if (stepped < 0) {
+                        *unknown = walked[headCount - 1];
+                        return stepped;
+                    }
                     if (stepped == 0) break;
                     state = caller;
                     continue;
@@ -433,7 +492,10 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
                 memo[j].rbp = rbp;
                 lg_frame_state caller;
                 int stepped = lg_step(&memo[j], &caller, high);
-                if (stepped < 0) return stepped;
+                if (stepped < 0) {
+                    *unknown = memo[j];
+                    return stepped;
+                }
                 if (stepped == 0) break;
                 state = caller;
                 continue;
@@ -442,7 +504,10 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
         frames++;
         lg_frame_state caller;
         int stepped = frames == total ? 0 : lg_step(&state, &caller, high);
-        if (stepped < 0) return stepped;
+        if (stepped < 0) {
+            *unknown = state;
+            return stepped;
+        }
         walked[headCount + tailCount] = state;
         if (joined < 0) headCount++; else tailCount++;
         if (stepped == 0) break;
@@ -492,14 +557,23 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
                 (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
             int written;
-            if (total <= lg_memo_capacity && !lg_memo_busy) {
-                lg_memo_busy = 1;
-                __asm__ volatile("" ::: "memory");
-                written = lg_walk_with_memo(state, high, total, buffer, skip);
-                __asm__ volatile("" ::: "memory");
-                lg_memo_busy = 0;
-            } else {
-                written = lg_walk(state, high, total, buffer, skip);
+            lg_frame_state unknown;
+            // A frame without a rule is learned alone and the walk made again: a new call site
+            // shares all but a few frames with stacks already walked, and one libunwind step per
+            // new frame costs a small part of a whole unwind (which also blocks and restores
+            // signals twice a step, for its cache's lock).
+            for (int learned = 0;; learned++) {
+                if (total <= lg_memo_capacity && !lg_memo_busy) {
+                    lg_memo_busy = 1;
+                    __asm__ volatile("" ::: "memory");
+                    written = lg_walk_with_memo(state, high, total, buffer, skip, &unknown);
+                    __asm__ volatile("" ::: "memory");
+                    lg_memo_busy = 0;
+                } else {
+                    written = lg_walk(state, high, total, buffer, skip, &unknown);
+                }
+                if (__builtin_expect(written != -1, 1) || learned == lg_learned_per_capture) break;
+                if (lg_is_forked_child() || !lg_learn_frame(&unknown)) break;
             }
             // In a forked child, no libunwind: its own lock may have been held by a thread of the
             // parent at the fork (a child hung in _ULx86_64_step under the thread sanitizer). A

@@ -34,6 +34,12 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip);
 /// the learned rules must agree with.
 int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip);
 
+/// How lg_capture_stack has worked so far in this process: frames whose rule was learned alone (one
+/// libunwind step), captures that learned by a whole libunwind unwind, and captures made by the
+/// unwinder alone (no rules, or a frame no rule fits) — lg_capture_stack_with_unwinder included.
+void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
+                                 uint64_t *unwinderCaptures);
+
 /// 1 when lg_capture_stack walks with learned frame rules (x86-64 Linux with libunwind), else 0.
 int lg_learned_frame_rules(void);
 
