@@ -1,5 +1,6 @@
 #define _GNU_SOURCE 1
 #include "CLeakGraphSupport.h"
+#include "frame_rules.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -103,6 +104,7 @@ static void lg_load_unwinder(void) {
             lg_unw_get_save_loc = (unw_get_save_loc_fn)dlsym(handle, "_ULx86_64_get_save_loc");
             lg_learns_rules = lg_unw_getcontext != NULL && lg_unw_init_local != NULL && lg_unw_step != NULL
                 && lg_unw_get_reg != NULL && lg_unw_get_save_loc != NULL;
+            if (lg_learns_rules) lg_frame_rule_cache_load();
 #endif
             atomic_store_explicit(&lg_loaded, 1, memory_order_release);
             return;
@@ -200,6 +202,31 @@ static void lg_learn_rule(uint64_t returnAddress, uint64_t rule) {
         if (key == returnAddress) return;
     }
     // The probes are full: this return address stays with libunwind.
+}
+
+int lg_frame_rule_slot_count(void) { return lg_rule_slots; }
+
+uint64_t lg_frame_rule_at(int slot, uint64_t *rule) {
+    uint64_t address = atomic_load_explicit(&lg_rules[slot].returnAddress, memory_order_acquire);
+    *rule = address == 0 ? 0 : atomic_load_explicit(&lg_rules[slot].rule, memory_order_acquire);
+    return *rule == 0 ? 0 : address;
+}
+
+void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule) { lg_learn_rule(returnAddress, rule); }
+
+uint64_t lg_frame_rule_lookup(uint64_t returnAddress) {
+    const lg_rule_slot *home = &lg_rules[lg_rule_index(returnAddress)];
+    return atomic_load_explicit(&home->returnAddress, memory_order_relaxed) == returnAddress
+        ? atomic_load_explicit(&home->rule, memory_order_acquire)
+        : lg_rule_after_home(returnAddress);
+}
+
+int lg_frame_rule_is_valid(uint64_t rule) {
+    if (rule == lg_rule_none || rule == lg_rule_outermost) return 1;
+    if (!(rule & lg_rule_learned) || (rule & 0xF8) != 0 || ((uint32_t)rule >> 8) < 8) return 0;
+    // The caller's rbp, where saved, is inside the frame: a negative offset from the CFA.
+    if (rule & lg_rule_saves_rbp) return (int32_t)(rule >> 32) < 0;
+    return (rule >> 32) == 0;
 }
 
 // The current thread's stack, [low, high): read once per thread.

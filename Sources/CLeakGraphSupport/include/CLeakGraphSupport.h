@@ -40,6 +40,19 @@ int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip);
 void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
                                  uint64_t *unwinderCaptures);
 
+/// Writes the learned frame rules of every loaded image that has some into `directory` (made if
+/// missing), one file per image named by its build id, as the exit does into the cache
+/// directory. The rules written, or -1.
+long lg_frame_rule_cache_write(const char *directory);
+
+/// Reads the rules files in `directory` of the loaded images into the table, as the start does:
+/// the rules accepted, or -1; `refusedFiles` counts files refused whole (not whole, another
+/// image's, an entry that is not a rule in the image's code).
+long lg_frame_rule_cache_read(const char *directory, long *refusedFiles);
+
+/// How many rules in the files of `directory` differ from the table's rule for the same address.
+long lg_frame_rule_cache_disagreements(const char *directory);
+
 /// 1 when lg_capture_stack walks with learned frame rules (x86-64 Linux with libunwind), else 0.
 int lg_learned_frame_rules(void);
 

@@ -1,0 +1,22 @@
+// The learned frame rules of stack_capture.c as seen by their cache across runs
+// (frame_rule_cache.c); not part of the module's interface.
+#ifndef LG_FRAME_RULES_H
+#define LG_FRAME_RULES_H
+#include <stdint.h>
+
+// How many slots the table has; lg_frame_rule_at reads one.
+int lg_frame_rule_slot_count(void);
+// The return address and rule in `slot`: 0 when the slot is empty or its rule not yet written.
+uint64_t lg_frame_rule_at(int slot, uint64_t *rule);
+// Learns `rule` for `returnAddress` unless it has one (a rule read from the cache).
+void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule);
+// The rule known for `returnAddress`, 0 when none.
+uint64_t lg_frame_rule_lookup(uint64_t returnAddress);
+// Whether `rule` is one the walk can use or a "no rule here" mark: anything else is not a rule.
+int lg_frame_rule_is_valid(uint64_t rule);
+
+// Reads the cached rules of every loaded image (stack_capture.c calls it once, when it loads
+// libunwind); frame_rule_cache.c writes them back at exit.
+void lg_frame_rule_cache_load(void);
+
+#endif
