@@ -301,8 +301,11 @@ void lg_frame_rule_cache_load(void) {
     }
     lg_image_list list = lg_loaded_images();
     if (list.images == NULL) return;
-    for (int i = 0; i < list.count; i++) lg_read_image_rules(lg_cache_directory, &list.images[i]);
-    lg_count_rules(&list);
+    // Read before the first capture, so the table holds what the files held: no pass over it.
+    for (int i = 0; i < list.count; i++) {
+        long accepted = lg_read_image_rules(lg_cache_directory, &list.images[i]);
+        list.images[i].rules = accepted > 0 ? accepted : 0;
+    }
     for (int i = 0; i < list.count && lg_counts_at_start_count < lg_cache_images; i++) {
         lg_cache_count *count = &lg_counts_at_start[lg_counts_at_start_count++];
         memcpy(count->buildId, list.images[i].buildId, lg_build_id_bytes);
@@ -324,8 +327,12 @@ static long lg_rules_at_start(const lg_cache_image *image) {
 
 // At exit: the images whose rules grew since the start are written back. Other threads may still
 // learn meanwhile (the table is read slot by slot, each slot whole).
+// Not in a forked child: another thread of the parent may have held the loader's lock (which
+// dl_iterate_phdr takes) at the fork, and the parent writes what the child inherited anyway.
 __attribute__((destructor)) static void lg_frame_rule_cache_save_at_exit(void) {
-    if (!atomic_load_explicit(&lg_cache_read_done, memory_order_acquire) || lg_cache_directory[0] == 0) return;
+    if (!atomic_load_explicit(&lg_cache_read_done, memory_order_acquire) || lg_cache_directory[0] == 0
+        || lg_is_forked_child())
+        return;
     lg_image_list list = lg_loaded_images();
     if (list.images == NULL) return;
     lg_count_rules(&list);

@@ -15,6 +15,11 @@ uint64_t lg_frame_rule_lookup(uint64_t returnAddress);
 // Whether `rule` is one the walk can use or a "no rule here" mark: anything else is not a rule.
 int lg_frame_rule_is_valid(uint64_t rule);
 
+// lg_capture_stack from a frame its caller knows: `pc` the return address into the frame, `sp`
+// and `rbp` the frame's stack and frame pointers at that call. The frames from there, or -1 when
+// the rules cannot walk them (lg_capture_stack then can).
+int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity);
+
 // Reads the cached rules of every loaded image (stack_capture.c calls it once, when it loads
 // libunwind); frame_rule_cache.c writes them back at exit.
 void lg_frame_rule_cache_load(void);

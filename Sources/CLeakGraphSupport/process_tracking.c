@@ -26,6 +26,7 @@
 
 #define _GNU_SOURCE 1
 #include "CLeakGraphSupport.h"
+#include "frame_rules.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -350,31 +351,37 @@ static inline int lg_records_kind(const void *metadata) {
     return destroy < lg_core_start || destroy >= lg_core_end;
 }
 
-// The stack this thread interned last: a loop allocating at one line captures the same frames
-// again and again, and comparing them with the last ones (one memcmp) replaces hashing them,
-// taking the stack table's lock and probing it. Ids are never reused (the table only grows), so a
-// remembered id stays right for the life of the process, and of a forked child.
+// The stacks this thread interned last, one per innermost frame (direct-mapped by it): a loop
+// allocating at a few lines (an object, its array's growth, a closure) captures the same frames
+// again and again, and comparing them with the remembered ones (one memcmp) replaces hashing
+// them, taking the stack table's lock and probing it. Ids are never reused (the table only grows),
+// so a remembered id stays right for the life of the process, and of a forked child.
+enum { lg_recent_bits = 3, lg_recent_stacks = 1 << lg_recent_bits, lg_recent_frames = 64 };
 typedef struct {
     int32_t stack;
     int count;
-    uintptr_t frames[128];
-} lg_last_stack;
-static __thread lg_last_stack lg_thread_last_stack = {-1, 0, {0}};
+    uintptr_t frames[lg_recent_frames];
+} lg_recent_stack;
+static __thread lg_recent_stack lg_thread_recent_stacks[lg_recent_stacks];
 
 static int32_t lg_intern_stack_of_thread(const uintptr_t *frames, int count) {
-    lg_last_stack *last = &lg_thread_last_stack;
-    if (last->stack >= 0 && last->count == count && memcmp(last->frames, frames, (size_t)count * sizeof(uintptr_t)) == 0)
-        return last->stack;
+    lg_recent_stack *recent =
+        &lg_thread_recent_stacks[(frames[0] * 0x9E3779B97F4A7C15ull) >> (64 - lg_recent_bits)];
+    // A zeroed entry has count 0, which no capture has (count > 0 here): never a false hit.
+    if (recent->count == count && memcmp(recent->frames, frames, (size_t)count * sizeof(uintptr_t)) == 0)
+        return recent->stack;
     int32_t stack = lg_intern_stack(frames, count);
-    if (stack >= 0) {
-        memcpy(last->frames, frames, (size_t)count * sizeof(uintptr_t));
-        last->count = count;
-        last->stack = stack;
+    if (stack >= 0 && count <= lg_recent_frames) {
+        memcpy(recent->frames, frames, (size_t)count * sizeof(uintptr_t));
+        recent->count = count;
+        recent->stack = stack;
     }
     return stack;
 }
 
-__attribute__((noinline)) static void lg_record_allocation(void *object, const void *metadata, size_t size) {
+// `pc`, `sp`, `rbp`: the frame that called swift_allocObject (see lg_alloc_recording).
+__attribute__((noinline)) static void lg_record_allocation(void *object, const void *metadata, size_t size,
+                                                           uintptr_t pc, uintptr_t sp, uintptr_t rbp) {
     if (!lg_records_kind(metadata)) return;
     // Zero the body (after the metadata and reference-count words) so that a snapshot never
     // mistakes a not-yet-initialised field for a reference.
@@ -387,8 +394,11 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
         if (interval <= 1
             || atomic_fetch_add_explicit(&lg_stack_counter, 1, memory_order_relaxed) % (uint64_t)interval == 0) {
             uintptr_t frames[128];
-            // Skips this function and swift_allocObject.
-            int count = lg_capture_stack(frames, depth < 128 ? depth : 128, 2);
+            // From the allocating frame: LeakGraph's own frames are not walked. Else skips this
+            // function and swift_allocObject.
+            int capacity = depth < 128 ? depth : 128;
+            int count = lg_capture_stack_from(pc, sp, rbp, frames, capacity);
+            if (count < 0) count = lg_capture_stack(frames, capacity, 2);
             if (count > 0) stack = lg_intern_stack_of_thread(frames, count);
         }
     }
@@ -406,7 +416,15 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
 
 __attribute__((noinline)) static void *lg_alloc_recording(const void *metadata, size_t size, size_t alignMask) {
     void *object = real_alloc(metadata, size, alignMask);
-    if (!lg_in_hook) lg_record_allocation(object, metadata, size);
+    if (!lg_in_hook) {
+        // swift_allocObject tail-calls this function, so it returns straight into the code that
+        // allocated: taking this frame's address gives it a frame pointer, [frame] holds that
+        // code's rbp and frame + 16 is its stack pointer at the call. The stack is walked from
+        // there (as lg_capture_stack walks from its caller).
+        uintptr_t frame = (uintptr_t)__builtin_frame_address(0);
+        lg_record_allocation(object, metadata, size, (uintptr_t)__builtin_return_address(0), frame + 16,
+                             *(const uintptr_t *)frame);
+    }
     return object;
 }
 

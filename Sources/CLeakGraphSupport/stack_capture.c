@@ -253,8 +253,7 @@ static __thread int lg_memo_count = 0;
 // walks without the memo, which the interrupted walk is reading and rewriting.
 static __thread volatile int lg_memo_busy = 0;
 
-static int lg_know_stack_bounds(void) {
-    if (lg_stack_known != 0) return lg_stack_known > 0;
+__attribute__((noinline)) static int lg_learn_stack_bounds(void) {
     lg_stack_known = -1;
     pthread_attr_t attributes;
     if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
@@ -267,6 +266,12 @@ static int lg_know_stack_bounds(void) {
     }
     pthread_attr_destroy(&attributes);
     return lg_stack_known > 0;
+}
+
+// Whether this thread's stack bounds are known: a test of a thread-local on every capture but
+// the thread's first.
+static inline int lg_know_stack_bounds(void) {
+    return __builtin_expect(lg_stack_known > 0, 1) || (lg_stack_known == 0 && lg_learn_stack_bounds());
 }
 
 // Learns the rule of the frame at return address `ip` (stack pointer `sp`, frame pointer `rbp`)
@@ -559,6 +564,51 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
 
 #endif
 
+#if LG_LEARNED_RULES
+// The walk by rules from `state` (frame 0), with this thread's last walk where it can: a frame
+// without a rule is learned alone and the walk made again — a new call site shares all but a few
+// frames with stacks already walked, and one libunwind step per new frame costs a small part of a
+// whole unwind (which also blocks and restores signals twice a step, for its cache's lock).
+// Frames [skip, total) go to `buffer`; -1 when a frame is still without a rule, -2 when one
+// cannot have any (as lg_step).
+__attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
+    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
+    int written;
+    lg_frame_state unknown;
+    for (int learned = 0;; learned++) {
+        if (total <= lg_memo_capacity && !lg_memo_busy) {
+            lg_memo_busy = 1;
+            __asm__ volatile("" ::: "memory");
+            written = lg_walk_with_memo(state, high, total, buffer, skip, &unknown);
+            __asm__ volatile("" ::: "memory");
+            lg_memo_busy = 0;
+        } else {
+            written = lg_walk(state, high, total, buffer, skip, &unknown);
+        }
+        if (__builtin_expect(written != -1, 1) || learned == lg_learned_per_capture) return written;
+        if (lg_is_forked_child() || !lg_learn_frame(&unknown)) return written;
+    }
+}
+#endif
+
+int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity) {
+#if LG_LEARNED_RULES
+    if (!atomic_load_explicit(&lg_loaded, memory_order_acquire) || !lg_learns_rules || capacity <= 0
+        || !lg_know_stack_bounds() || sp < lg_stack_low + 8 || sp > lg_stack_high)
+        return -1;
+    lg_frame_state state = {pc, sp, rbp, 0, 0};
+    int written = lg_walk_learning(state, lg_stack_high, capacity, buffer, 0);
+    return written < 0 ? -1 : written;
+#else
+    (void)pc;
+    (void)sp;
+    (void)rbp;
+    (void)buffer;
+    (void)capacity;
+    return -1;
+#endif
+}
+
 // Return addresses are numbered from this function's caller: R1 is the return address into the
 // caller of lg_capture_stack, R2 the one into its caller, and so on; the buffer gets R(1+skip)….
 // Never inlined: the numbering counts this function's own frame.
@@ -583,25 +633,7 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
             lg_frame_state state = {
                 (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
-            int written;
-            lg_frame_state unknown;
-            // A frame without a rule is learned alone and the walk made again: a new call site
-            // shares all but a few frames with stacks already walked, and one libunwind step per
-            // new frame costs a small part of a whole unwind (which also blocks and restores
-            // signals twice a step, for its cache's lock).
-            for (int learned = 0;; learned++) {
-                if (total <= lg_memo_capacity && !lg_memo_busy) {
-                    lg_memo_busy = 1;
-                    __asm__ volatile("" ::: "memory");
-                    written = lg_walk_with_memo(state, high, total, buffer, skip, &unknown);
-                    __asm__ volatile("" ::: "memory");
-                    lg_memo_busy = 0;
-                } else {
-                    written = lg_walk(state, high, total, buffer, skip, &unknown);
-                }
-                if (__builtin_expect(written != -1, 1) || learned == lg_learned_per_capture) break;
-                if (lg_is_forked_child() || !lg_learn_frame(&unknown)) break;
-            }
+            int written = lg_walk_learning(state, lg_stack_high, total, buffer, skip);
             // In a forked child, no libunwind: its own lock may have been held by a thread of the
             // parent at the fork (a child hung in _ULx86_64_step under the thread sanitizer). A
             // stack the learned rules cannot walk is then left out: the object is recorded

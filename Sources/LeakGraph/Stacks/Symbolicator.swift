@@ -85,9 +85,15 @@ public enum Symbolicator {
     /// LeakGraph's own innermost frames (init, register, capture).
     package static func stackFrames(for addresses: [UInt]) -> [Frame] {
         var frames = frameChains(for: addresses).flatMap { $0 }
-        let own = frames.prefix { $0.isInternal && ($0.file == nil || isLeakGraphFile($0.file!)) }.count
-        frames.removeFirst(min(own, frames.count - 1))
+        frames.removeFirst(ownFrameCount(frames))
         return frames
+    }
+
+    /// How many of a stack's innermost frames are LeakGraph's own (the capture and the hooks
+    /// that called it), leaving at least one frame.
+    private static func ownFrameCount(_ frames: [Frame]) -> Int {
+        let own = frames.prefix { $0.isInternal && ($0.file == nil || isLeakGraphFile($0.file!)) }.count
+        return min(own, frames.count - 1)
     }
 
     /// The index in `frames` of the frame a report names as the allocation site: the first frame
@@ -154,11 +160,32 @@ public enum Symbolicator {
         let stackAddresses = snapshot.stacks.filter(needed).flatMap(\.addresses)
         let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
         guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
-        // Resolved all at once (one symbolizer batch per image); each stack then reads the cache.
-        _ = frameChains(for: Array(Set(stackAddresses)))
+        // Resolved all at once (one symbolizer batch per image). Stacks share most of their
+        // frames (a test runner's, a loop's), so each address's frames and their text are made
+        // once, not once per stack (the text was a third of a real suite's symbolication).
+        let uniqueAddresses = Array(Set(stackAddresses))
+        let chains = Dictionary(uniqueKeysWithValues: zip(uniqueAddresses, frameChains(for: uniqueAddresses)))
+        var texts: [UInt: [String]] = [:]
+        texts.reserveCapacity(uniqueAddresses.count)
         for index in result.stacks.indices where needed(result.stacks[index]) {
-            let frames = stackFrames(for: result.stacks[index].addresses)
-            result.stacks[index].frames = frames.map(\.description)
+            var frames: [Frame] = []
+            var descriptions: [String] = []
+            for address in result.stacks[index].addresses {
+                guard let chain = chains[address] else { continue }
+                frames += chain
+                if let known = texts[address] {
+                    descriptions += known
+                } else {
+                    let made = chain.map(\.description)
+                    texts[address] = made
+                    descriptions += made
+                }
+            }
+            guard !frames.isEmpty else { continue }
+            let own = ownFrameCount(frames)
+            frames.removeFirst(own)
+            descriptions.removeFirst(own)
+            result.stacks[index].frames = descriptions
             result.stacks[index].userFrame = userFrameIndex(in: frames)
         }
         if !closureAddresses.isEmpty {
