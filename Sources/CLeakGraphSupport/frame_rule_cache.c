@@ -14,17 +14,21 @@
 // wherever the image is loaded. Rules are read when libunwind is loaded (before the first capture)
 // and written at exit for the images whose rules grew; a file is replaced by rename, so a reader
 // sees a whole file or the previous one, and a file that is not whole or whose entries are not
-// rules is refused. Even a wrong rule cannot fault: every load of the walk is checked against the
-// thread's stack bounds (see stack_capture.c).
+// rules is refused. After an image was unloaded nothing is written (its rules could be taken for
+// code mapped where it was). A rule that does not fit gives wrong frames, not a fault: the walk
+// checks every load against the thread's stack bounds, and a frame is handed to libunwind only
+// with its stack pointer in the stack and its pc in a loaded image (see stack_capture.c).
 //
 // Where: $LEAKGRAPH_CACHE_DIR/frame-rules, else $XDG_CACHE_HOME/leakgraph/frame-rules, else
-// $HOME/.cache/leakgraph/frame-rules. LEAKGRAPH_CACHE_DIR=off keeps nothing.
+// $HOME/.cache/leakgraph/frame-rules (a relative LEAKGRAPH_CACHE_DIR is taken from the working
+// directory at the start). LEAKGRAPH_CACHE_DIR=off keeps nothing.
 
 #if defined(__x86_64__) && defined(__linux__)
 
 #include "frame_rules.h"
 
 #include <elf.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
@@ -40,8 +44,9 @@ enum {
     lg_cache_segments = 4,
     lg_build_id_bytes = 64,
     lg_cache_path_bytes = 1024,
-    // A file larger than this is not ours (the table holds 65,536 rules at most).
-    lg_cache_largest_file = 8 << 20,
+    // A file holding more rules than this is not read (the table holds 65,536 at most, and every
+    // image's share of it): at exit it is written again from what the table learned.
+    lg_cache_largest_entry_count = 16384,
 };
 
 static const char lg_cache_magic[8] = {'L', 'G', 'R', 'U', 'L', 'E', 'S', '1'};
@@ -72,6 +77,8 @@ typedef struct {
 typedef struct {
     lg_cache_image *images;
     int count;
+    // How many images the process had unloaded when the list was made (dl_phdr_info's count).
+    unsigned long long unloaded;
 } lg_image_list;
 
 // The directory chosen when the rules were read, so that the exit writes where the start read.
@@ -87,8 +94,8 @@ static int lg_counts_at_start_count = 0;
 static _Atomic int lg_cache_read_done = 0;
 
 static int lg_image_callback(struct dl_phdr_info *info, size_t size, void *data) {
-    (void)size;
     lg_image_list *list = data;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) list->unloaded = info->dlpi_subs;
     if (list->count >= lg_cache_images) return 1;
     lg_cache_image *image = &list->images[list->count];
     memset(image, 0, sizeof *image);
@@ -126,7 +133,7 @@ static int lg_image_callback(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 static lg_image_list lg_loaded_images(void) {
-    lg_image_list list = {calloc(lg_cache_images, sizeof(lg_cache_image)), 0};
+    lg_image_list list = {calloc(lg_cache_images, sizeof(lg_cache_image)), 0, 0};
     if (list.images != NULL) dl_iterate_phdr(lg_image_callback, &list);
     return list;
 }
@@ -158,7 +165,7 @@ static long lg_read_image_rules(const char *directory, const lg_cache_image *ima
     long accepted = -1;
     char *bytes = NULL;
     if (fstat(file, &status) != 0 || status.st_size < (off_t)sizeof(lg_cache_header)
-        || status.st_size > lg_cache_largest_file)
+        || status.st_size > (off_t)(sizeof(lg_cache_header) + lg_cache_largest_entry_count * sizeof(lg_cache_entry)))
         goto done;
     bytes = malloc((size_t)status.st_size);
     if (bytes == NULL) goto done;
@@ -226,9 +233,11 @@ static int lg_make_directory(const char *path) {
 // Writes one image's rules from the table: to a file of this process's own, then renamed over
 // the image's file. The entries written, or -1.
 static long lg_write_image_rules(const char *directory, const lg_cache_image *image) {
-    char path[lg_cache_path_bytes], temporary[lg_cache_path_bytes + 32];
+    char path[lg_cache_path_bytes], temporary[lg_cache_path_bytes + 16];
     if (!lg_cache_path(path, sizeof path, directory, image)) return -1;
-    snprintf(temporary, sizeof temporary, "%s.%ld.tmp", path, (long)getpid());
+    // A name no other process (in any PID namespace sharing the folder) can hold, made with
+    // O_EXCL: never an existing file or a link.
+    snprintf(temporary, sizeof temporary, "%s.XXXXXX", path);
     size_t capacity = (size_t)image->rules;
     char *bytes = malloc(sizeof(lg_cache_header) + capacity * sizeof(lg_cache_entry));
     if (bytes == NULL) return -1;
@@ -252,7 +261,7 @@ static long lg_write_image_rules(const char *directory, const lg_cache_image *im
     memcpy(bytes, &header, sizeof header);
     size_t total = sizeof header + count * sizeof(lg_cache_entry);
     long result = -1;
-    int file = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int file = mkostemp(temporary, O_CLOEXEC);
     if (file >= 0) {
         size_t done = 0;
         while (done < total) {
@@ -279,7 +288,14 @@ static int lg_resolve_directory(char *directory, size_t capacity) {
     if (chosen != NULL) {
         if (chosen[0] == 0 || strcmp(chosen, "off") == 0 || strcmp(chosen, "0") == 0 || strcmp(chosen, "none") == 0)
             return 0;
-        written = snprintf(directory, capacity, "%s/frame-rules", chosen);
+        if (chosen[0] == '/') {
+            written = snprintf(directory, capacity, "%s/frame-rules", chosen);
+        } else {
+            // Relative to the working directory at the start, which the exit may no longer have.
+            char here[lg_cache_path_bytes];
+            if (getcwd(here, sizeof here) == NULL) return 0;
+            written = snprintf(directory, capacity, "%s/%s/frame-rules", here, chosen);
+        }
     } else {
         const char *xdg = getenv("XDG_CACHE_HOME");
         const char *home = getenv("HOME");
@@ -294,8 +310,13 @@ static int lg_resolve_directory(char *directory, size_t capacity) {
     return written > 0 && (size_t)written < capacity;
 }
 
+// How many images had been unloaded when the rules were read.
+static unsigned long long lg_unloaded_at_start = 0;
+
 void lg_frame_rule_cache_load(void) {
-    if (!lg_resolve_directory(lg_cache_directory, sizeof lg_cache_directory)) {
+    // A forked child reads nothing (the loader's lock may have been held at the fork) and writes
+    // nothing (see the exit).
+    if (lg_is_forked_child() || !lg_resolve_directory(lg_cache_directory, sizeof lg_cache_directory)) {
         lg_cache_directory[0] = 0;
         return;
     }
@@ -312,6 +333,7 @@ void lg_frame_rule_cache_load(void) {
         count->buildIdLength = list.images[i].buildIdLength;
         count->rules = list.images[i].rules;
     }
+    lg_unloaded_at_start = list.unloaded;
     free(list.images);
     atomic_store_explicit(&lg_cache_read_done, 1, memory_order_release);
 }
@@ -335,6 +357,12 @@ __attribute__((destructor)) static void lg_frame_rule_cache_save_at_exit(void) {
         return;
     lg_image_list list = lg_loaded_images();
     if (list.images == NULL) return;
+    // Once an image was unloaded, a rule in the table may be of code no longer there, and an
+    // image loaded where it was would be written with it: nothing is written.
+    if (list.unloaded != lg_unloaded_at_start) {
+        free(list.images);
+        return;
+    }
     lg_count_rules(&list);
     int madeDirectory = 0;
     for (int i = 0; i < list.count; i++) {

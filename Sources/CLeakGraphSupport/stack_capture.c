@@ -27,7 +27,11 @@
 // runner, the test, the function that loops), a walk that reaches a frame of the thread's last
 // walk in the same state reuses the rest after checking the words each step would read.
 // Every load of the walk is checked against the thread's stack bounds, so a wrong rule (code
-// unloaded and other code mapped at the same address) can give wrong frames but never a fault.
+// unloaded and other code mapped at the same address, a damaged cache file) can give wrong
+// frames but never a fault; a frame it reaches is handed to libunwind (which reads memory
+// unchecked) only with its stack pointer in the stack and its pc in a loaded image.
+// A frame without a rule is learned alone, one libunwind step from its own registers, and the
+// rules are kept across runs per image build id (frame_rule_cache.c).
 // Where libunwind's step has no constant rule (signal frames, realigned frames) the return
 // address is marked so, and captures through it are libunwind's alone.
 //
@@ -223,9 +227,17 @@ uint64_t lg_frame_rule_lookup(uint64_t returnAddress) {
 
 int lg_frame_rule_is_valid(uint64_t rule) {
     if (rule == lg_rule_none || rule == lg_rule_outermost) return 1;
-    if (!(rule & lg_rule_learned) || (rule & 0xF8) != 0 || ((uint32_t)rule >> 8) < 8) return 0;
-    // The caller's rbp, where saved, is inside the frame: a negative offset from the CFA.
-    if (rule & lg_rule_saves_rbp) return (int32_t)(rule >> 32) < 0;
+    uint32_t delta = (uint32_t)rule >> 8;
+    if (!(rule & lg_rule_learned) || (rule & 0xF8) != 0 || delta < 8 || delta % 8 != 0) return 0;
+    if (rule & lg_rule_frame_pointer) {
+        // What the learner makes of a frame pointer: CFA = rbp + 16, the caller's rbp at CFA - 16.
+        return delta == 16 && (rule & lg_rule_saves_rbp) && (int32_t)(rule >> 32) == -16;
+    }
+    // The caller's rbp, where saved, is a word inside the frame below the return address.
+    if (rule & lg_rule_saves_rbp) {
+        int32_t offset = (int32_t)(rule >> 32);
+        return offset <= -16 && offset % 8 == 0 && (uint32_t)(-offset) <= delta;
+    }
     return (rule >> 32) == 0;
 }
 
@@ -379,15 +391,21 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
 
 // Learns the rule of one frame the walk reached and has no rule for: libunwind steps out of it
 // alone, from a context made of the frame's own registers. Its pc is a return address (every
-// frame before it was walked by rules, so reached by a call), and the context's ip is set one byte
-// back, inside the call instruction, where libunwind looks up a caller's row (a call to a
-// function that never returns may end its caller's code: the return address is then the next
-// function's). Returns 0 when libunwind could not start.
+// frame before it was walked by rules, so reached by a call); unw_init_local treats the first ip
+// as one too and looks it up one byte back, inside the call instruction (glibc's signal trampoline
+// has an unwind entry that starts one byte before it for this reason). libunwind reads memory
+// without checks: the frame is only handed to it when its stack pointer is inside this thread's
+// stack and its pc inside a loaded image (a rule that does not fit — code unloaded, a damaged
+// cache file — can give a frame that is neither). Returns whether the frame has a rule now (the
+// table may be full).
 __attribute__((noinline)) static int lg_learn_frame(const lg_frame_state *frame) {
+    if (frame->sp < lg_stack_low || frame->sp + 8 > lg_stack_high || frame->pc == 0) return 0;
+    Dl_info image;
+    if (dladdr((const void *)frame->pc, &image) == 0 || image.dli_fbase == NULL) return 0;
     ucontext_t context;
     lg_unw_cursor cursor;
     if (lg_unw_getcontext(&context) != 0) return 0;
-    context.uc_mcontext.gregs[REG_RIP] = (greg_t)(frame->pc - 1);
+    context.uc_mcontext.gregs[REG_RIP] = (greg_t)frame->pc;
     context.uc_mcontext.gregs[REG_RSP] = (greg_t)frame->sp;
     context.uc_mcontext.gregs[REG_RBP] = (greg_t)frame->rbp;
     if (lg_unw_init_local(&cursor, &context) < 0) return 0;
@@ -398,10 +416,10 @@ __attribute__((noinline)) static int lg_learn_frame(const lg_frame_state *frame)
     int stepped = lg_unw_step(&cursor);
     if (stepped <= 0) {
         lg_learn_rule(frame->pc, stepped == 0 ? lg_rule_outermost : lg_rule_none);
-        return 1;
+    } else {
+        lg_learn_step(&cursor, frame->pc, frame->sp, frame->rbp, hadLocation ? &before : NULL, 0);
     }
-    lg_learn_step(&cursor, frame->pc, frame->sp, frame->rbp, hadLocation ? &before : NULL, 0);
-    return 1;
+    return lg_frame_rule_lookup(frame->pc) != 0;
 }
 
 // One step of the walk from `frame` to its caller: 1 stepped, 0 the stack ends here (or a rule

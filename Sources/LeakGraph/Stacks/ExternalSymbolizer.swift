@@ -195,9 +195,21 @@ final class ExternalSymbolizer: Sendable {
         guard let output = Self.run(demangler, arguments: ["--simplified", "--compact", name], input: nil) else {
             return nil
         }
-        let result = output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = Self.trimmingASCIIWhitespace(output)
         demangled.withLock { $0[name] = result }
         return result
+    }
+
+    /// `text` without the spaces, tabs and line breaks around it, on its UTF-8 bytes. Not
+    /// Foundation's `trimmingCharacters`: that decodes through `NSString`'s UTF-16, whose generic
+    /// metadata a forked child instantiates under the runtime's lock for it — a lock another
+    /// thread of the parent can hold at the fork (a child's dump at exit hung there).
+    static func trimmingASCIIWhitespace(_ text: String) -> String {
+        let bytes = text.utf8
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        guard let first = bytes.firstIndex(where: { !isSpace($0) }) else { return "" }
+        let last = bytes.lastIndex(where: { !isSpace($0) })!
+        return String(text[first...last])
     }
 
     /// Demangles many names in one process start.
