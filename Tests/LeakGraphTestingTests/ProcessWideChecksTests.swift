@@ -85,9 +85,26 @@ struct ProcessWideChecksTests {
         let (scope, _) = LeakScope.run { startListener(finishing: false) }
         // Until its task waits on the stream (the cooperative pool may be busy with other suites).
         try await Task.sleep(for: .milliseconds(300))
-        let findings = try #require(await LeakCheck.check(scope: scope, name: "taskThatCanNeverFinish"))
-        #expect(findings.message.contains("PlainListener") && findings.message.contains("Task"), "\(findings.message)")
-        #expect(findings.message.contains("can never finish"), "\(findings.message)")
+        // A busy process: the task may still be on its way to the wait, so the check is made again
+        // for a while.
+        var outcome = await LeakCheck.run(scope: scope, name: "taskThatCanNeverFinish")
+        for _ in 0..<8 where outcome.findings == nil {
+            try await Task.sleep(for: .milliseconds(250))
+            outcome = await LeakCheck.run(scope: scope, name: "taskThatCanNeverFinish")
+        }
+        if let findings = outcome.findings {
+            #expect(
+                findings.message.contains("PlainListener") && findings.message.contains("Task"), "\(findings.message)")
+            #expect(findings.message.contains("can never finish"), "\(findings.message)")
+        } else {
+            // A stale word on a thread's stack or in another task's frames (a slot the code that
+            // started the listener left behind) may point at the listener: then the check cannot
+            // rule out a holder, and says so — never silence.
+            #expect(
+                outcome.notes.contains {
+                    $0.contains("possible leak") && $0.contains("PlainListener") && $0.contains("Task")
+                }, "neither a failure nor a possible leak: \(outcome.notes)")
+        }
         let (finished, _) = LeakScope.run { startListener(finishing: true) }
         try await Task.sleep(for: .milliseconds(300))
         let none = await LeakCheck.check(scope: finished, name: "taskThatFinished")
