@@ -11,8 +11,8 @@
 // test process — about 10 ms, paid again by every process a suite starts. The rule of a return
 // address depends only on the code around it, and an image with the same build id has the same
 // code at the same offsets, so a rule learned by one run holds in the next at that offset from
-// wherever the image is loaded. Rules are read when libunwind is loaded (before the first capture)
-// and written at exit for the images whose rules grew; a file is replaced by rename, so a reader
+// wherever the image is loaded. Rules are read by the first capture that walks by rules (no other
+// thread waits for them) and written at exit for the images whose rules grew; a file is replaced by rename, so a reader
 // sees a whole file or the previous one, and a file that is not whole or whose entries are not
 // rules is refused. After an image was unloaded nothing is written (its rules could be taken for
 // code mapped where it was). A rule that does not fit gives wrong frames, not a fault: the walk
@@ -313,16 +313,42 @@ static int lg_resolve_directory(char *directory, size_t capacity) {
 // How many images had been unloaded when the rules were read.
 static unsigned long long lg_unloaded_at_start = 0;
 
+// The executable segments of the images loaded when the rules were read, for
+// lg_frame_rule_code_is_known: written once, then published by lg_known_code_count (release).
+enum { lg_known_code_capacity = 1024 };
+static uintptr_t lg_known_code_start[lg_known_code_capacity], lg_known_code_end[lg_known_code_capacity];
+static _Atomic int lg_known_code_count = 0;
+
+int lg_frame_rule_code_is_known(uintptr_t address) {
+    int count = atomic_load_explicit(&lg_known_code_count, memory_order_acquire);
+    for (int i = 0; i < count; i++) {
+        if (address >= lg_known_code_start[i] && address < lg_known_code_end[i]) return 1;
+    }
+    return 0;
+}
+
 void lg_frame_rule_cache_load(void) {
     // A forked child reads nothing (the loader's lock may have been held at the fork) and writes
     // nothing (see the exit).
-    if (lg_is_forked_child() || !lg_resolve_directory(lg_cache_directory, sizeof lg_cache_directory)) {
-        lg_cache_directory[0] = 0;
-        return;
-    }
+    if (lg_is_forked_child()) return;
     lg_image_list list = lg_loaded_images();
     if (list.images == NULL) return;
-    // Read before the first capture, so the table holds what the files held: no pass over it.
+    int known = 0;
+    for (int i = 0; i < list.count; i++) {
+        for (int segment = 0; segment < list.images[i].segmentCount && known < lg_known_code_capacity; segment++) {
+            lg_known_code_start[known] = list.images[i].start[segment];
+            lg_known_code_end[known] = list.images[i].end[segment];
+            known++;
+        }
+    }
+    atomic_store_explicit(&lg_known_code_count, known, memory_order_release);
+    if (!lg_resolve_directory(lg_cache_directory, sizeof lg_cache_directory)) {
+        lg_cache_directory[0] = 0;
+        free(list.images);
+        return;
+    }
+    // What each image's file held is what it had at the start (rules other threads learn while
+    // this reads are new, and make the image's file be written again).
     for (int i = 0; i < list.count; i++) {
         long accepted = lg_read_image_rules(lg_cache_directory, &list.images[i]);
         list.images[i].rules = accepted > 0 ? accepted : 0;

@@ -20,8 +20,12 @@ int lg_frame_rule_is_valid(uint64_t rule);
 // the rules cannot walk them (lg_capture_stack then can).
 int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity);
 
-// Reads the cached rules of every loaded image (stack_capture.c calls it once, when it loads
-// libunwind); frame_rule_cache.c writes them back at exit.
+// Whether `address` is in an executable segment of an image loaded when the rules were read (0
+// before they were): read without any lock, so a frame can be checked inside the allocation hook.
+int lg_frame_rule_code_is_known(uintptr_t address);
+
+// Reads the cached rules of every loaded image (stack_capture.c calls it once, from the first
+// capture that walks by rules); frame_rule_cache.c writes them back at exit.
 void lg_frame_rule_cache_load(void);
 
 #endif

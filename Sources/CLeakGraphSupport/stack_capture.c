@@ -108,7 +108,6 @@ static void lg_load_unwinder(void) {
             lg_unw_get_save_loc = (unw_get_save_loc_fn)dlsym(handle, "_ULx86_64_get_save_loc");
             lg_learns_rules = lg_unw_getcontext != NULL && lg_unw_init_local != NULL && lg_unw_step != NULL
                 && lg_unw_get_reg != NULL && lg_unw_get_save_loc != NULL;
-            if (lg_learns_rules) lg_frame_rule_cache_load();
 #endif
             atomic_store_explicit(&lg_loaded, 1, memory_order_release);
             return;
@@ -395,13 +394,15 @@ __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int
 // as one too and looks it up one byte back, inside the call instruction (glibc's signal trampoline
 // has an unwind entry that starts one byte before it for this reason). libunwind reads memory
 // without checks: the frame is only handed to it when its stack pointer is inside this thread's
-// stack and its pc inside a loaded image (a rule that does not fit — code unloaded, a damaged
-// cache file — can give a frame that is neither). Returns whether the frame has a rule now (the
-// table may be full).
+// stack and its pc inside the code of an image loaded when the rules were read (a rule that does
+// not fit — code unloaded, a damaged cache file — can give a frame that is neither). Returns
+// whether the frame has a rule now (the table may be full).
 __attribute__((noinline)) static int lg_learn_frame(const lg_frame_state *frame) {
-    if (frame->sp < lg_stack_low || frame->sp + 8 > lg_stack_high || frame->pc == 0) return 0;
-    Dl_info image;
-    if (dladdr((const void *)frame->pc, &image) == 0 || image.dli_fbase == NULL) return 0;
+    // The images known when the rules were read, checked without the loader's lock (dladdr takes
+    // it, and a fork while a thread held it would leave it held in the child): code loaded later
+    // is learned by a whole unwind, as before the first capture read them.
+    if (frame->sp < lg_stack_low || frame->sp + 8 > lg_stack_high || !lg_frame_rule_code_is_known(frame->pc))
+        return 0;
     ucontext_t context;
     lg_unw_cursor cursor;
     if (lg_unw_getcontext(&context) != 0) return 0;
@@ -583,6 +584,20 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
 #endif
 
 #if LG_LEARNED_RULES
+// Whether some thread has taken on reading the rules kept by earlier runs. The first capture that
+// walks by rules reads them, and no other thread waits for it (they learn meanwhile): a fork
+// while it reads leaves nothing the child could wait on (a pthread_once still running at the fork
+// never completes in the child under the thread sanitizer, whose pthread_once is its own).
+static _Atomic int lg_cache_load_claimed = 0;
+
+__attribute__((noinline)) static void lg_read_cached_rules_once(void) {
+    int expected = 0;
+    if (atomic_compare_exchange_strong_explicit(
+            &lg_cache_load_claimed, &expected, 1, memory_order_relaxed, memory_order_relaxed)
+        && !lg_is_forked_child())
+        lg_frame_rule_cache_load();
+}
+
 // The walk by rules from `state` (frame 0), with this thread's last walk where it can: a frame
 // without a rule is learned alone and the walk made again — a new call site shares all but a few
 // frames with stacks already walked, and one libunwind step per new frame costs a small part of a
@@ -591,6 +606,9 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
 // cannot have any (as lg_step).
 __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
     lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
+    if (__builtin_expect(!atomic_load_explicit(&lg_cache_load_claimed, memory_order_relaxed), 0)) {
+        lg_read_cached_rules_once();
+    }
     int written;
     lg_frame_state unknown;
     for (int learned = 0;; learned++) {
@@ -637,6 +655,8 @@ __attribute__((noinline))
 #endif
 int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
     if (__builtin_expect(!atomic_load_explicit(&lg_loaded, memory_order_acquire), 0)) {
+        // Not in a forked child: the parent may have been loading at the fork (see above).
+        if (lg_is_forked_child()) return 0;
         pthread_once(&lg_once, lg_load_unwinder);
     }
     if (capacity <= 0) return 0;

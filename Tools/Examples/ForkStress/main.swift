@@ -74,6 +74,30 @@ for worker in 0..<2 {
 
 var exited = 0
 var hung = 0
+
+/// What a hung child waits on, for the output: the system call it is blocked in and, for a futex,
+/// the mapping the lock is in and its offset there (resolve with `nm` on that file).
+func whereItWaits(_ pid: pid_t) -> String {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/syscall", encoding: .utf8) else { return "unknown" }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let number = Int(fields[0]), let address = UInt(fields[1].dropFirst(2), radix: 16)
+    else { return text }
+    guard number == 202, let maps = try? String(contentsOfFile: "/proc/\(pid)/maps", encoding: .utf8) else {
+        return "system call \(number), first argument 0x\(String(address, radix: 16))"
+    }
+    for line in maps.split(separator: "\n") {
+        let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+        let range = parts[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
+        guard range.count == 2, address >= range[0], address < range[1], parts.count >= 3,
+            let fileOffset = UInt(parts[2], radix: 16)
+        else { continue }
+        let path = parts.count >= 6 ? String(parts[5]) : "anonymous"
+        return
+            "futex 0x\(String(address, radix: 16)) in \(path) at file offset 0x\(String(address - range[0] + fileOffset, radix: 16))"
+    }
+    return "futex 0x\(String(address, radix: 16)), unmapped"
+}
+
 for _ in 0..<forks {
     let pid = forkFunction()
     if pid == 0 {
@@ -96,6 +120,7 @@ for _ in 0..<forks {
         exited += 1
     } else {
         hung += 1
+        print("hung child: \(whereItWaits(pid))")
         kill(pid, SIGKILL)
         waitpid(pid, &status, 0)
     }
