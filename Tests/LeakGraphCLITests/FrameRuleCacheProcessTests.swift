@@ -9,10 +9,7 @@ struct FrameRuleCacheProcessTests {
         let example = try builtExample("plain-classes-example")
         let directory = makeTemporaryDirectory("frame-rule-cache")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["LEAKGRAPH_TRACK"] = "all"
-        environment["LEAKGRAPH_CACHE_DIR"] = directory + "/cache"
-        environment["LEAKGRAPH_DUMP_DIR"] = nil
+        let environment = Self.trackedEnvironment(cacheDirectory: directory + "/cache")
         let first = try runExecutable(example, environment: environment)
         #expect(first.status == 0 && !first.crashed, "\(first.errors)")
         let rules = directory + "/cache/frame-rules"
@@ -30,14 +27,21 @@ struct FrameRuleCacheProcessTests {
         let example = try builtExample("plain-classes-example")
         let directory = makeTemporaryDirectory("frame-rule-cache-off")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["LEAKGRAPH_TRACK"] = "all"
-        environment["LEAKGRAPH_CACHE_DIR"] = "off"
-        environment["LEAKGRAPH_DUMP_DIR"] = nil
+        var environment = Self.trackedEnvironment(cacheDirectory: "off")
         environment["HOME"] = directory
         environment["XDG_CACHE_HOME"] = nil
         let run = try runExecutable(example, environment: environment)
         #expect(run.status == 0 && !run.crashed, "\(run.errors)")
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty)
+    }
+
+    /// This process's environment with whole-process tracking, no dump, and `cacheDirectory` as
+    /// LEAKGRAPH_CACHE_DIR.
+    private static func trackedEnvironment(cacheDirectory: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["LEAKGRAPH_TRACK"] = "all"
+        environment["LEAKGRAPH_CACHE_DIR"] = cacheDirectory
+        environment["LEAKGRAPH_DUMP_DIR"] = nil
+        return environment
     }
 }

@@ -179,12 +179,9 @@ extension HeapWalker {
         switch metadata.load(as: UInt.self) {
         case 0x400, 0x500: return true
         case 0, 0x800...:
-            // A class's nominal descriptor, in an image, of kind 16 (read through a copy too).
+            // A class's nominal descriptor (read through a copy too).
             let descriptor = metadata.load(fromByteOffset: descriptionOffset, as: UInt.self)
-            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
-                let kind = memory.copyOfReadable(descriptor, count: 4)
-            else { return false }
-            return kind.load(as: UInt32.self) & 0x1F == 16
+            return memory.classDescriptorCopy(descriptor, count: 4) != nil
         default: return false
         }
     }

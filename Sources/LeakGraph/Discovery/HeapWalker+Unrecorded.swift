@@ -100,9 +100,7 @@ extension HeapWalker {
         // Flags, parent, name, access function, fields, superclass, negative and positive
         // metadata sizes, immediate members: 36 bytes, in an image; the name's 24 bytes too.
         let expectedName = Array("_ContiguousArrayStorage".utf8) + [0]
-        guard descriptorWord % 4 == 0, map.isImage(descriptorWord, length: 36),
-            let descriptor = memory.copyOfReadable(descriptorWord, count: 36),
-            descriptor.load(as: UInt32.self) & 0x1F == 16,
+        guard let descriptor = memory.classDescriptorCopy(descriptorWord, count: 36),
             case let nameOffset = Int(descriptor.load(fromByteOffset: 8, as: Int32.self)),
             case let nameAddress = UInt(bitPattern: Int(descriptorWord) + 8 + nameOffset),
             map.isImage(nameAddress, length: UInt(expectedName.count)),

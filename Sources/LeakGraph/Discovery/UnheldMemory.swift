@@ -59,6 +59,16 @@ struct UnheldMemory {
         return copy(address, count: count)
     }
 
+    /// A copy of `count` bytes of the class's nominal type descriptor at `address` (in an image,
+    /// of kind class), nil when it is not one: for a word that only may be a class's metadata.
+    mutating func classDescriptorCopy(_ address: UInt, count: Int) -> UnsafeRawPointer? {
+        guard address % 4 == 0, count >= 4, map.isImage(address, length: UInt(count)),
+            let descriptor = copyOfReadable(address, count: count),
+            descriptor.load(as: UInt32.self) & 0x1F == 16
+        else { return nil }
+        return descriptor
+    }
+
     /// `count` bytes of metadata or descriptors at `address` (static or permanent memory of the
     /// runtime, never freed), readable until ``freeCopies()``; nil when they cannot be read.
     mutating func readMetadata(_ address: UInt, count: Int) -> UnsafeRawPointer? {

@@ -165,21 +165,14 @@ public enum Symbolicator {
         // once, not once per stack (the text was a third of a real suite's symbolication).
         let uniqueAddresses = Array(Set(stackAddresses))
         let chains = Dictionary(uniqueKeysWithValues: zip(uniqueAddresses, frameChains(for: uniqueAddresses)))
-        var texts: [UInt: [String]] = [:]
-        texts.reserveCapacity(uniqueAddresses.count)
+        let texts = chains.mapValues { $0.map(\.description) }
         for index in result.stacks.indices where needed(result.stacks[index]) {
             var frames: [Frame] = []
             var descriptions: [String] = []
             for address in result.stacks[index].addresses {
-                guard let chain = chains[address] else { continue }
+                guard let chain = chains[address], let text = texts[address] else { continue }
                 frames += chain
-                if let known = texts[address] {
-                    descriptions += known
-                } else {
-                    let made = chain.map(\.description)
-                    texts[address] = made
-                    descriptions += made
-                }
+                descriptions += text
             }
             guard !frames.isEmpty else { continue }
             let own = ownFrameCount(frames)

@@ -11,9 +11,7 @@ struct FrameRuleCacheTests {
         guard lg_learned_frame_rules() == 1 else { return }
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var frames = [UInt](repeating: 0, count: 16)
-        #expect(lg_capture_stack(&frames, 16, 0) > 0)
-        let written = lg_frame_rule_cache_write(directory)
+        let written = rulesWritten(to: directory)
         #expect(written > 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory)
         #expect(!files.isEmpty && files.allSatisfy { $0.hasSuffix(".rules") }, "\(files)")
@@ -29,9 +27,7 @@ struct FrameRuleCacheTests {
         guard lg_learned_frame_rules() == 1 else { return }
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var frames = [UInt](repeating: 0, count: 16)
-        #expect(lg_capture_stack(&frames, 16, 0) > 0)
-        #expect(lg_frame_rule_cache_write(directory) > 0)
+        #expect(rulesWritten(to: directory) > 0)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).map { directory + "/" + $0 }
         let largest = try #require(
             files.max {
@@ -68,6 +64,14 @@ struct FrameRuleCacheTests {
     func unwritableDirectory() {
         guard lg_learned_frame_rules() == 1 else { return }
         #expect(lg_frame_rule_cache_write("/proc/self/no-such-directory") == -1)
+    }
+
+    /// Captures a stack (so this thread's frames have rules) and writes the table into
+    /// `directory`: the rules written.
+    private func rulesWritten(to directory: String) -> Int {
+        var frames = [UInt](repeating: 0, count: 16)
+        #expect(lg_capture_stack(&frames, 16, 0) > 0)
+        return lg_frame_rule_cache_write(directory)
     }
 
     private func temporaryDirectory() -> String {
