@@ -95,3 +95,46 @@ extension HeapWalker {
                 closure: work.closure, hops: work.hops))
     }
 }
+
+/// `any Error` values.
+extension HeapWalker {
+    /// The metadata kind of the runtime's error box (`ErrorObject`).
+    static let errorBoxMetadataKind: UInt = 0x501
+
+    /// An `any Error` value's box. Without Objective-C interop the runtime lays it out as an
+    /// object header, the value's type, its `Error` conformance, then the value at its type's
+    /// alignment; the box is shared by every copy of the error, like an existential's box.
+    mutating func errorBox(_ address: UInt, from work: Work, path: String) {
+        if let node = nodeOfAddress[address] {
+            add(work, to: .node(node), kind: .strong, label: path)
+            return
+        }
+        guard let header = memory.read(address, count: 32),
+            let boxMetadata = memory.readMetadata(header.load(as: UInt.self), count: 8),
+            boxMetadata.load(as: UInt.self) == Self.errorBoxMetadataKind
+        else {
+            noteUnread(owner: work.owner, in: path, why: "an `any Error` value whose box cannot be read")
+            return
+        }
+        let typeWord = header.load(fromByteOffset: 16, as: UInt.self)
+        guard memory.isUsableType(typeWord), let typePointer = UnsafeRawPointer(bitPattern: typeWord) else {
+            limits.insert("errors whose type cannot be read")
+            noteUnread(owner: work.owner, in: path, why: "an `any Error` value whose type cannot be checked")
+            return
+        }
+        let type = unsafeBitCast(typePointer, to: Any.Type.self)
+        let plan = TypePlan.of(type)
+        guard !plan.steps.isEmpty else { return }
+        let alignMask = Int(lg_type_flags(typePointer) & 0xFF)
+        let offset = (32 + alignMask) & ~alignMask
+        guard
+            let (base, owner, prefix) = enter(
+                storage: address, byteCount: offset + max(lg_type_size(typePointer), plan.bytesRead),
+                type: "error box of \(type)", from: work, path: path)
+        else { return }
+        stack.append(
+            Work(
+                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
+                closure: work.closure, hops: work.hops))
+    }
+}

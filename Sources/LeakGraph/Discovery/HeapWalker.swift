@@ -353,6 +353,9 @@ struct HeapWalker {
         case .continuation(let offset, let path):
             let word = work.base.load(fromByteOffset: offset, as: UInt.self)
             if word != 0 { task(word, from: work, label: Self.join(work.prefix, path)) }
+        case .errorBox(let offset, let path):
+            let word = work.base.load(fromByteOffset: offset, as: UInt.self)
+            if word != 0 { errorBox(word, from: work, path: Self.join(work.prefix, path)) }
         }
     }
 

@@ -49,6 +49,9 @@ final class TypePlan: Sendable {
         /// what lets that task finish, so it counts as holding the task (see
         /// ``HeapWalker/task(_:from:label:)``).
         case continuation(offset: Int, path: String)
+        /// An `any Error` word: a reference to the runtime's error box, which holds the value's
+        /// type and then the value (see ``HeapWalker/errorBox(_:from:path:)``); 0 is nil.
+        case errorBox(offset: Int, path: String)
     }
 
     /// The tail-allocated elements of a `ManagedBuffer` (see ``tail``).
@@ -144,7 +147,7 @@ final class TypePlan: Sendable {
         switch step {
         case .strong(let offset, _), .unowned(let offset, _), .box(let offset, _), .array(let offset, _, _),
             .dictionary(let offset, _, _, _), .set(let offset, _, _), .unmanaged(let offset, _),
-            .continuation(let offset, _), .enumeration(let offset, _, _):
+            .continuation(let offset, _), .enumeration(let offset, _, _), .errorBox(let offset, _):
             offset + 8
         case .closure(let offset, _), .slice(let offset, _, _): offset + 16
         case .existential(let offset, _): offset + 32
@@ -287,7 +290,7 @@ final class TypePlan: Sendable {
                 switch ExistentialShape(of: type) {
                 case .classBound: steps.append(.strong(offset: offset, path: path))
                 case .opaque: steps.append(.existential(offset: offset, path: path))
-                case .error: leaveOut("\(path): an `any Error` value (its box is not read)")
+                case .error: addErrorBox(offset: offset, path: path)
                 case .metatype, .unknown:
                     leaveOut("\(path): an existential (\(displayTypeName(type))) whose layout is not read")
                 }
@@ -296,13 +299,19 @@ final class TypePlan: Sendable {
                     addFixedArray(count: count, element: element, offset: offset, path: path, depth: depth)
                     return
                 }
-                if unsafeBitCast(type, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307 {
-                    // Extended existential metadata: its container's shape is described by a
-                    // generalization signature this reader does not interpret; its words are
-                    // compared with live objects.
-                    addWords(
-                        of: type, offset: offset, path: path,
-                        why: "\(path): a constrained existential (\(displayTypeName(type))), not read")
+                if let shape = ExtendedExistentialShape(of: type) {
+                    switch shape {
+                    case .opaque: steps.append(.existential(offset: offset, path: path))
+                    case .classBound: steps.append(.strong(offset: offset, path: path))
+                    case .metatype: break
+                    case .explicitLayout:
+                        // A layout of its own: its words are compared with live objects.
+                        addWords(
+                            of: type, offset: offset, path: path,
+                            why:
+                                "\(path): a constrained existential with a layout of its own (\(displayTypeName(type))), not read"
+                        )
+                    }
                     return
                 }
                 switch BuiltinShape(of: type) {
@@ -314,6 +323,17 @@ final class TypePlan: Sendable {
                         why: "\(path): a builtin value (\(displayTypeName(type))) that may hold a reference, not read")
                 }
             }
+        }
+
+        /// An `any Error` value: one reference to the runtime's error box. Its layout is read on
+        /// Linux, where the box is a plain Swift heap object (with Objective-C interop it may be
+        /// an `NSError`).
+        private mutating func addErrorBox(offset: Int, path: String) {
+            #if os(Linux)
+                steps.append(.errorBox(offset: offset, path: path))
+            #else
+                leaveOut("\(path): an `any Error` value (its box may be an NSError, not read)")
+            #endif
         }
 
         /// The words of a value of `type` (its size from its value witnesses), compared with live
@@ -382,13 +402,26 @@ final class TypePlan: Sendable {
                 break
             case .existential where ExistentialShape(of: wrapped) == .classBound:
                 steps.append(.strong(offset: offset, path: path))
+            case .existential where ExistentialShape(of: wrapped) == .error:
+                // nil is the null word.
+                addErrorBox(offset: offset, path: path)
             case .other where BuiltinShape(of: wrapped) == .nativeReference:
                 // nil is the null word.
                 steps.append(.strong(offset: offset, path: path))
-            case .other where unsafeBitCast(wrapped, to: UnsafeRawPointer.self).load(as: UInt.self) == 0x307:
+            case .other where ExtendedExistentialShape(of: wrapped) == .classBound:
+                // nil is the null word.
+                steps.append(.strong(offset: offset, path: path))
+            case .other where ExtendedExistentialShape(of: wrapped) == .explicitLayout:
                 addWords(
                     of: type, offset: offset, path: path,
-                    why: "\(path): a constrained existential (\(displayTypeName(wrapped))), not read")
+                    why:
+                        "\(path): a constrained existential with a layout of its own (\(displayTypeName(wrapped))), not read"
+                )
+            case .other where ExtendedExistentialShape(of: wrapped) == .metatype:
+                break
+            case .other where ExtendedExistentialShape(of: wrapped) == .opaque:
+                // nil is told by the container's extra inhabitants: read through the enum.
+                addEnumeration(type, offset: offset, path: path)
             case .other where BuiltinShape(of: wrapped) == .unknown:
                 addWords(
                     of: type, offset: offset, path: path,
@@ -398,11 +431,15 @@ final class TypePlan: Sendable {
             default:
                 // An optional of a value type that holds no reference needs no walk at all.
                 if TypePlan.of(wrapped).steps.isEmpty && TypePlan.of(wrapped).complete { return }
-                if let info = EnumInfo.of(type) {
-                    steps.append(.enumeration(offset: offset, path: path, info: info))
-                } else {
-                    leaveOut("\(path): an optional (\(displayTypeName(type))) whose payload cannot be resolved")
-                }
+                addEnumeration(type, offset: offset, path: path)
+            }
+        }
+
+        private mutating func addEnumeration(_ type: Any.Type, offset: Int, path: String) {
+            if let info = EnumInfo.of(type) {
+                steps.append(.enumeration(offset: offset, path: path, info: info))
+            } else {
+                leaveOut("\(path): an optional (\(displayTypeName(type))) whose payload cannot be resolved")
             }
         }
 

@@ -83,6 +83,35 @@ enum ExistentialShape: Equatable {
     }
 }
 
+/// How a constrained existential (`any P<T>`: extended existential metadata, kind 0x307) stores
+/// its value, from its shape's special kind.
+enum ExtendedExistentialShape: Equatable {
+    /// The general case: an opaque existential's container (three words of buffer, the dynamic
+    /// type, then witness tables).
+    case opaque
+    /// One reference word (`any P<T>` where `P: AnyObject`).
+    case classBound
+    /// A metatype: no reference.
+    case metatype
+    /// A layout of its own, described by the shape's value witnesses: not read.
+    case explicitLayout
+
+    /// Nil when `type` is not extended existential metadata.
+    init?(of type: Any.Type) {
+        let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+        guard metadata.load(as: UInt.self) == 0x307 else { return nil }
+        // The metadata's second word is its shape, whose first 32 bits are flags; their low
+        // byte is the special kind.
+        let shape = metadata.load(fromByteOffset: 8, as: UnsafeRawPointer.self)
+        switch shape.load(as: UInt32.self) & 0xFF {
+        case 0: self = .opaque
+        case 1: self = .classBound
+        case 2: self = .metatype
+        default: self = .explicitLayout
+        }
+    }
+}
+
 /// Standard library structures discovery reads by their storage layout, not their fields.
 enum KnownStructure {
     case text

@@ -385,14 +385,39 @@ final class ConstrainedHolder: TrackedObject {
     var value: (any Holds<Node>)?
 }
 
+/// An error that holds a node (`@unchecked Sendable`, as `Error` requires: a scenario runs on its
+/// process's main thread only).
+struct NodeFailure: Error, @unchecked Sendable {
+    let node: Node
+}
+
+/// A node holding the last error it met, and the result of its last attempt.
+final class FailureHolder: TrackedObject {
+    var lastFailure: (any Error)?
+    var lastResult: Result<Int, any Error> = .success(0)
+}
+
 enum ExistentialScenarios {
     static let all: [Scenario] = [
-        // The container's words are compared with live objects.
+        // Read as the opaque existential container its shape says it is.
         Scenario(name: "constrained-existential-holding-a-reference", expected: .leaked) {
             let node = Node(label: "constrained-existential-holding-a-reference")
             let holder = ConstrainedHolder(label: "constrained-existential-holding-a-reference")
             holder.value = NodeHolder(held: node)
             node.anything = holder
-        }
+        },
+        // The runtime's error box holds the value's type, then the value.
+        Scenario(name: "error-holding-a-reference", expected: .leaked) {
+            let node = Node(label: "error-holding-a-reference")
+            let holder = FailureHolder(label: "error-holding-a-reference")
+            holder.lastFailure = NodeFailure(node: node)
+            node.anything = holder
+        },
+        Scenario(name: "result-failure-holding-a-reference", expected: .leaked) {
+            let node = Node(label: "result-failure-holding-a-reference")
+            let holder = FailureHolder(label: "result-failure-holding-a-reference")
+            holder.lastResult = .failure(NodeFailure(node: node))
+            node.anything = holder
+        },
     ]
 }
