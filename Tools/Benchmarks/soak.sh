@@ -54,6 +54,10 @@ end_rss=$(rss "$last")
 snapshot_ms=$(sed -n 's/.*liveObjects-ms=\([0-9.]*\).*/\1/p' "$work/out" | sort -n | awk '{a[NR]=$1} END {print a[int(NR/2)+1]}')
 growth=$(( (end_rss - warm_rss) * 100 / warm_rss ))
 leaks=$("$root/.build/debug/leakgraph" report "$final" >/dev/null 2>&1 && echo 0 || echo $?)
+# The series, about ten points over the run: where memory steps, and whether it keeps climbing.
+step=$(( run_for / 10 > 1 ? run_for / 10 : 1 ))
+series=$(for t in $(seq "$step" "$step" "$last"); do r=$(rss "$t"); [ -n "$r" ] && printf '%ss:%s ' "$t" "$r"; done)
+echo "soak: resident memory (KiB) over time: ${series}"
 echo "soak: ${run_for}s, ${asked} on-demand dump(s) asked, ${dumps} written, final dump $( [ -f "$final" ] && echo written || echo MISSING )"
 echo "soak: resident memory ${warm_rss} KiB at ${warm}s, ${end_rss} KiB at ${last}s (${growth}% after warm-up); median snapshot ${snapshot_ms} ms; report exit ${leaks}"
 [ -f "$final" ] || exit 1

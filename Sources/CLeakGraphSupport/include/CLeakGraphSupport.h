@@ -292,6 +292,25 @@ void lg_process_fork_release(void);
 void lg_support_fork_prepare(void);
 void lg_support_fork_release(int child);
 
+// MARK: Snapshots letting go of their holds (snapshot_releases.c)
+//
+// Counters the Snapshotter keeps while snapshots release the objects they held: in C, so that a
+// forked child resets them without touching a Swift global (under the thread sanitizer every
+// access to a Swift lazy global takes that global's once lock, which another thread of the parent
+// may hold at the moment of the fork: the child then waits for it forever).
+
+/// How many snapshots are releasing their holds right now (on any thread).
+long lg_snapshot_releases_in_flight(void);
+void lg_snapshot_release_began(void);
+void lg_snapshot_release_ended(void);
+/// Batches of holds whose unlisting has begun, and whose release has ended.
+long lg_snapshot_batches_unlisted(void);
+long lg_snapshot_batches_released(void);
+void lg_snapshot_batch_unlisted(void);
+void lg_snapshot_batch_released(void);
+/// In a forked child: the releases other threads were making at the fork never finish there.
+void lg_snapshot_releases_forget_other_threads(void);
+
 // MARK: Dumps on signals (signal_dumps.c)
 
 /// What `LEAKGRAPH_DUMP_ON` asks for, as bits: 1 exit (the default), 2 term (SIGTERM, SIGINT),

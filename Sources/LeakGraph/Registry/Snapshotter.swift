@@ -1,5 +1,4 @@
 import CLeakGraphSupport
-import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -47,13 +46,15 @@ enum Snapshotter {
     /// from the retain counts they read.
     static let releasing = Locked(HoldLedger(), heldAcrossFork: true)
 
-    /// How many snapshots are releasing their holds right now (on any thread).
-    static let releasesInFlight = Atomic<Int>(0)
+    // How many snapshots are releasing their holds, and the batches of holds unlisted and
+    // released (while they differ, some hold is unlisted but not yet released, and a retain count
+    // read then is one too high with nothing listed to subtract), are counted in C
+    // (snapshot_releases.c). In a forked child the snapshots other threads were releasing at the
+    // moment of the fork never finish (those threads do not exist): their holds stay listed —
+    // retains nobody will release, which later snapshots subtract — but the child's fork handler
+    // resets the counters so that nobody waits for them (each snapshot in the child waited 10 s),
+    // and there no Swift global may be touched.
 
-    /// In a forked child: the snapshots other threads were releasing at the moment of the fork
-    /// never finish there (those threads do not exist). Their holds stay listed — in the child's
-    /// copy of memory they are retains nobody will release, and later snapshots subtract them — but
-    /// nobody waits for them any more (each snapshot in the child waited 10 s for them).
     /// Finishes this type's lazy globals before a fork (see `beforeFork`).
     static func prepareForFork() {
         _ = typeNames
@@ -61,19 +62,6 @@ enum Snapshotter {
         _ = releasing
         _ = ownTypeCache
     }
-
-    /// A batch unlisted but not yet released at the fork stays retained in the child with nothing
-    /// listed: its objects read one too high there (a safe "retained"), and nobody waits for it.
-    static func forgetReleasesOfOtherThreads() {
-        releasesInFlight.store(0, ordering: .sequentiallyConsistent)
-        batchesReleased.store(
-            batchesUnlisted.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
-    }
-    /// Batches of holds whose unlisting has begun, and whose release has ended: while they
-    /// differ, some hold is unlisted but not yet released, and a retain count read then is one
-    /// too high with nothing listed to subtract.
-    static let batchesUnlisted = Atomic<Int>(0)
-    static let batchesReleased = Atomic<Int>(0)
 
     /// Runs `read` — which reads retain counts and then, in the same registry critical section,
     /// the `releasing` list — when no batch of holds is between unlisting and release, and runs
@@ -85,13 +73,13 @@ enum Snapshotter {
     static func withoutReleasesUnderway<Result>(_ read: () -> Result) -> Result {
         guard lg_get_releasing_snapshot() == 0 else { return read() }
         for _ in 0..<10_000 {
-            let unlisted = batchesUnlisted.load(ordering: .sequentiallyConsistent)
-            guard batchesReleased.load(ordering: .sequentiallyConsistent) == unlisted else {
+            let unlisted = lg_snapshot_batches_unlisted()
+            guard lg_snapshot_batches_released() == unlisted else {
                 usleep(100)
                 continue
             }
             let result = read()
-            if batchesUnlisted.load(ordering: .sequentiallyConsistent) == unlisted { return result }
+            if lg_snapshot_batches_unlisted() == unlisted { return result }
         }
         return read()
     }
@@ -136,7 +124,7 @@ enum Snapshotter {
                 // releasing by now), unless waiting timed out or cannot help (this thread is
                 // the one releasing): then an over-count, a safe "retained", is accepted.
                 if settled && lg_get_releasing_snapshot() == 0
-                    && releasesInFlight.load(ordering: .sequentiallyConsistent) > 0
+                    && lg_snapshot_releases_in_flight() > 0
                 {
                     return
                 }
@@ -147,7 +135,7 @@ enum Snapshotter {
                 // in and read a count while a hold of this one was unlisted but not yet
                 // released: an over-count, which turned leaks into "retained" under the
                 // sanitizers.)
-                releasesInFlight.add(1, ordering: .sequentiallyConsistent)
+                lg_snapshot_release_began()
             }
         }
         // Not reached: the loop above always takes one.
@@ -164,16 +152,16 @@ enum Snapshotter {
         var start = 0
         while start < held.count {
             let end = min(held.count, start + 256)
-            batchesUnlisted.add(1, ordering: .sequentiallyConsistent)
+            lg_snapshot_batch_unlisted()
             releasing.withLock { $0.unlist(listing, before: end) }
             for address in held[start..<end] {
                 Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: address)!).release()
             }
-            batchesReleased.add(1, ordering: .sequentiallyConsistent)
+            lg_snapshot_batch_released()
             start = end
         }
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() - 1)
-        releasesInFlight.subtract(1, ordering: .sequentiallyConsistent)
+        lg_snapshot_release_ended()
         guard let rest else { return taken }
         // LeakGraph's own allocations again, not the program's.
         lg_process_suppress(1)
@@ -193,7 +181,7 @@ enum Snapshotter {
     static func waitForReleasesInFlight() -> Bool {
         guard lg_get_releasing_snapshot() == 0 else { return false }
         var waited = 0
-        while releasesInFlight.load(ordering: .sequentiallyConsistent) > 0 {
+        while lg_snapshot_releases_in_flight() > 0 {
             if waited == 100_000 { return false }
             usleep(100)
             waited += 1

@@ -104,13 +104,6 @@ func processTrackingStartedFromEnvironment() {
     ProcessTracking.applySettings()
 }
 
-/// Called by CLeakGraphSupport's fork handler in a forked child, after it released every lock
-/// (fork_safety.c): forgets the work other threads of the parent were doing.
-@_cdecl("lg_swift_after_fork_in_child")
-func afterForkInChild() {
-    Snapshotter.forgetReleasesOfOtherThreads()
-}
-
 /// Called by CLeakGraphSupport's fork handler in the forking thread before fork() (fork_safety.c):
 /// the lazy globals a child uses on every allocation and for its dump are finished here, so that
 /// none is half-initialised (by another thread) in the child.
