@@ -20,6 +20,10 @@ final class ExternalSymbolizer: Sendable {
     private let demangled = Locked<[String: String]>([:], heldAcrossFork: true)
     /// The running `llvm-symbolizer` and how many jobs use it (see ``withSession(_:)``).
     private let session = Locked<SessionState>(SessionState(), heldAcrossFork: true)
+    /// Answers kept across runs (see ``SymbolCache``).
+    private let cache: Locked<SymbolCache>
+    /// How many batches the running tool was asked (what the cache did not know).
+    private let toolBatches = Atomic<Int>(0)
 
     private struct SessionState {
         var running: SymbolizerSession?
@@ -40,7 +44,10 @@ final class ExternalSymbolizer: Sendable {
     /// Longest a child process may run before it is killed.
     static let deadline: TimeInterval = 20
 
-    private init() {
+    /// - Parameter cacheDirectory: where answers are kept across runs (nil: nowhere); the
+    ///   configured folder by default.
+    init(cacheDirectory: String? = SymbolCache.defaultDirectory()) {
+        cache = Locked(SymbolCache(directory: cacheDirectory), heldAcrossFork: true)
         if let path = Self.find("llvm-symbolizer") {
             symbolizer = (path, true)
         } else if let path = Self.find("addr2line") {
@@ -80,10 +87,16 @@ final class ExternalSymbolizer: Sendable {
                 defer { state.running = nil }
                 return state.running
             }
+            let lastJob = ending != nil || session.withLock { $0.jobs == 0 }
             ending?.end()
+            if lastJob { cache.withLock { $0.writeChanged() } }
         }
         return try body()
     }
+
+    /// How many batches of lookups the running tool has been asked in this process: answers the
+    /// cache of earlier runs knew are not asked.
+    package var toolBatchesAsked: Int { toolBatches.load(ordering: .relaxed) }
 
     /// The process of the `llvm-symbolizer` running for the jobs now, if one is.
     var runningToolID: pid_t? { session.withLock { $0.running?.processID } }
@@ -146,11 +159,33 @@ final class ExternalSymbolizer: Sendable {
         }
     }
 
-    /// One answer line per offset from the running `llvm-symbolizer` (started when none runs, or
-    /// when the one running is a forked parent's); nil when it cannot answer (the caller then
-    /// starts a tool for this batch alone, as before sessions).
+    /// One answer line per offset: from the cache of earlier runs where it knows the offset, else
+    /// from the running `llvm-symbolizer`; nil when the tool cannot answer (the caller then starts
+    /// a tool for this batch alone, as before sessions).
     private func ask(image: String, offsets: [UInt], kind: String) -> [Substring]? {
         guard let symbolizer, symbolizer.isLLVM, SymbolizerSession.canName(image) else { return nil }
+        let cached = cache.withLock { $0.answers(image: image, kind: kind, offsets: offsets) }
+        let missing = offsets.indices.filter { cached[$0] == nil }
+        var lines: [Substring?] = cached.map { $0.map { Substring($0) } }
+        if !missing.isEmpty {
+            let asked = missing.map { offsets[$0] }
+            guard let answers = askTool(image: image, offsets: asked, kind: kind), answers.count >= asked.count
+            else { return nil }
+            toolBatches.add(1, ordering: .relaxed)
+            for (position, index) in missing.enumerated() { lines[index] = answers[position] }
+            cache.withLock { cache in
+                cache.remember(image: image, kind: kind, offsets: asked, answers: Array(answers.prefix(asked.count)))
+            }
+            // Outside any job, written now; a job writes once, at its end.
+            if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.writeChanged() } }
+        }
+        return lines.map { $0 ?? "" }
+    }
+
+    /// One answer line per offset from the running `llvm-symbolizer` (started when none runs, or
+    /// when the one running is a forked parent's); nil when it cannot answer.
+    private func askTool(image: String, offsets: [UInt], kind: String) -> [Substring]? {
+        guard let symbolizer else { return nil }
         let prefix = "\(kind) \"\(image)\" "
         let requests = offsets.map { prefix + String(format: "0x%lx", $0) }
         // Asked under the lock (one conversation at a time); a tool that failed, or that no job
@@ -192,11 +227,16 @@ final class ExternalSymbolizer: Sendable {
     func simplifiedDemangle(_ name: String) -> String? {
         if let cached = demangled.withLock({ $0[name] }) { return cached }
         guard let demangler else { return nil }
+        if let known = cache.withLock({ $0.demangled([name], by: demangler) })[0] {
+            demangled.withLock { $0[name] = known }
+            return known
+        }
         guard let output = Self.run(demangler, arguments: ["--simplified", "--compact", name], input: nil) else {
             return nil
         }
         let result = Self.trimmingASCIIWhitespace(output)
         demangled.withLock { $0[name] = result }
+        cache.withLock { $0.remember(demangled: [result], of: [name], by: demangler) }
         return result
     }
 
@@ -212,10 +252,17 @@ final class ExternalSymbolizer: Sendable {
         return String(text[first...last])
     }
 
-    /// Demangles many names in one process start.
+    /// Demangles many names in one process start (none for names earlier runs demangled: see
+    /// ``SymbolCache``).
     func prefetchDemangled(_ names: [String]) {
         guard let demangler else { return }
-        let missing = demangled.withLock { cache in names.filter { cache[$0] == nil } }
+        var missing = demangled.withLock { cache in names.filter { cache[$0] == nil } }
+        guard !missing.isEmpty else { return }
+        let known = cache.withLock { $0.demangled(missing, by: demangler) }
+        demangled.withLock { cache in
+            for (name, text) in zip(missing, known) { if let text { cache[name] = text } }
+        }
+        missing = zip(missing, known).filter { $0.1 == nil }.map(\.0)
         guard !missing.isEmpty,
             let output = Self.run(
                 demangler, arguments: ["--simplified", "--compact"], input: missing.joined(separator: "\n") + "\n")
@@ -225,6 +272,8 @@ final class ExternalSymbolizer: Sendable {
         demangled.withLock { cache in
             for (index, name) in missing.enumerated() { cache[name] = lines[index] }
         }
+        cache.withLock { $0.remember(demangled: Array(lines.prefix(missing.count)), of: missing, by: demangler) }
+        if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.writeChanged() } }
     }
 
     /// Runs a tool with a deadline; nil on failure.

@@ -32,9 +32,15 @@ enum GlobalHolders {
             byImage[String(cString: path), default: []].append((index, slots[index] - base))
         }
         var result: [UInt: [String]] = [:]
+        var namesByImage: [String: [String?]] = [:]
         for (image, entries) in byImage {
-            guard let names = ExternalSymbolizer.shared.symbolizeData(image: image, offsets: entries.map(\.offset))
-            else { continue }
+            namesByImage[image] = ExternalSymbolizer.shared.symbolizeData(image: image, offsets: entries.map(\.offset))
+        }
+        // Demangled in one batch (one tool started, none for names earlier runs demangled).
+        ExternalSymbolizer.shared.prefetchDemangled(
+            Array(Set(namesByImage.values.joined().compactMap { $0 }.filter { $0.hasPrefix("$s") })))
+        for (image, entries) in byImage {
+            guard let names = namesByImage[image] else { continue }
             let imageName = (image as NSString).lastPathComponent
             for (entry, name) in zip(entries, names) {
                 guard let name, !Symbolicator.isLeakGraphSymbol(name) else { continue }

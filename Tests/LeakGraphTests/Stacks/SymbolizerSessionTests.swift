@@ -78,15 +78,18 @@ struct SymbolizerSessionTests {
     func jobSharesOneTool() throws {
         let retain = try located("swift_retain")
         let release = try located("swift_release")
-        ExternalSymbolizer.shared.withSession {
-            let first = ExternalSymbolizer.shared.symbolize(image: retain.image, offsets: [retain.offset])
-            let tool = ExternalSymbolizer.shared.runningToolID
-            let second = ExternalSymbolizer.shared.symbolize(image: release.image, offsets: [release.offset])
+        // No cache: every lookup goes to the tool.
+        let symbolizer = ExternalSymbolizer(cacheDirectory: nil)
+        symbolizer.withSession {
+            let first = symbolizer.symbolize(image: retain.image, offsets: [retain.offset])
+            let tool = symbolizer.runningToolID
+            let second = symbolizer.symbolize(image: release.image, offsets: [release.offset])
             #expect(first?.first?.last?.function == "swift_retain")
             #expect(second?.first?.last?.function == "swift_release")
             #expect(tool != nil)
-            #expect(ExternalSymbolizer.shared.runningToolID == tool)
+            #expect(symbolizer.runningToolID == tool)
         }
+        #expect(symbolizer.toolBatchesAsked == 2)
     }
 
     @Test("image paths a request line cannot carry are refused (the caller runs the tool with --obj)")
