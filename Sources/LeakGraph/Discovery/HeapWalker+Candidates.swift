@@ -202,6 +202,11 @@ struct CandidateReference {
     /// A word of a task's memory: drawn (as `.unknown`) when the counts do not confirm it, so
     /// that an owner the task's frames point back at can be said a possible leak.
     var isTaskWord = false
+    /// For a task's word: the task at the top of its family (itself, or the task whose child
+    /// tasks — a group's, an `async let`'s — it is under, as ``from``; -1 until known). The words
+    /// of one family are credited together (see ``CandidateResolution``): a parent waits for its
+    /// children, so none of them finishes while another cannot.
+    var family = -1
 }
 
 /// Memory of one object whose words were compared because their type could not be read: said

@@ -51,9 +51,19 @@ extension HeapWalker {
         // the code addresses its memory holds (a stale one from the allocation's last user can
         // then name it wrongly).
         let (chain, resumeOffset) = resumeChain(memory, size: size)
+        // A child task's parent pointer: a link of its family (see `settleTaskWords`), said as such.
+        var parentOffset = -1
         if let resumeOffset, let status = TaskStatus(task: memory, size: size, resumeOffset: resumeOffset) {
             nodes[node].label = status.description
             nodes[node].state = status.isComplete ? .unspecified : .active
+            let offset = resumeOffset + TaskStatus.parentFromResume
+            if status.isChild, offset + 8 <= size {
+                let parent = memory.load(fromByteOffset: offset, as: UInt.self)
+                if parent != 0, parent & 15 == 0, parent != address {
+                    taskParents[owner] = parent
+                    parentOffset = offset
+                }
+            }
         }
         var codeAddresses: [UInt] = chain
         defer { nodes[node].codeAddresses = codeAddresses }
@@ -70,7 +80,8 @@ extension HeapWalker {
                     if chain.isEmpty && codeAddresses.count < 32 { codeAddresses.append(word) }
                     continue
                 }
-                if candidate(word, in: region, from: taskWork, label: "frames", isTaskWord: true) { continue }
+                let label = base == memory && offset == parentOffset ? "parent task" : "frames"
+                if candidate(word, in: region, from: taskWork, label: label, isTaskWord: true) { continue }
                 guard !ranges.contains(where: { $0.contains(word) }) else { continue }
                 guard word & 15 == 0 else {
                     unsettle(region, ifObject: word)
@@ -79,9 +90,10 @@ extension HeapWalker {
                 // An object tracking did not record (a buffer `libswiftCore` allocated): compared
                 // once the walk knows all of them (see ``settleTaskWords()``).
                 if let node = nodeOfAddress[word] {
+                    let label = base == memory && offset == parentOffset ? "parent task" : "frames"
                     candidates.append(
                         CandidateReference(
-                            from: owner, to: trackedCount + node, label: "frames", region: region, isTaskWord: true))
+                            from: owner, to: trackedCount + node, label: label, region: region, isTaskWord: true))
                     continue
                 }
                 guard seen.insert(word).inserted else { continue }
@@ -120,6 +132,23 @@ extension HeapWalker {
             }
         }
         unsettledTaskWords = []
+        // Each task word's family: up the parent links whose parent is a task the walk reached.
+        var roots: [Int: Int] = [:]
+        func root(of task: Int) -> Int {
+            if let known = roots[task] { return known }
+            var current = task
+            for _ in 0..<64 {
+                guard let parent = taskParents[current], let node = nodeOfAddress[parent],
+                    nodes[node].type == TaskNode.typeName, trackedCount + node != task
+                else { break }
+                current = trackedCount + node
+            }
+            roots[task] = current
+            return current
+        }
+        for index in candidates.indices where candidates[index].isTaskWord {
+            candidates[index].family = root(of: candidates[index].from)
+        }
     }
 
     /// A copy of the slab of a task's allocator at `address`, and how many of its bytes past the

@@ -92,6 +92,9 @@ struct HeapWalker {
     var walkableClasses: [UInt: Bool] = [:]
     /// Words of tasks' memory at objects the walk had not reached yet (see `settleTaskWords()`).
     var unsettledTaskWords: [(word: UInt, owner: Int, region: Int32)] = []
+    /// Child tasks' parents, by the child's owner position (the parent's address: a task reached
+    /// later, or never).
+    var taskParents: [Int: UInt] = [:]
     /// The element types of array buffers met as objects (nil: not an array buffer).
     var arrayElementTypes: [UInt: UnsafeRawPointer?] = [:]
     /// Why each Foundation class met is not read (nil: a value class; see

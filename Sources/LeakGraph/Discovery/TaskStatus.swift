@@ -16,11 +16,17 @@ struct TaskStatus: Hashable {
     /// A child task: of an `async let`, or of a task group.
     let isAsyncLet: Bool
     let isGroupChild: Bool
+    /// Any child task (its job flags say so): its parent's address follows the task's header.
+    let isChild: Bool
 
     /// The job flags' place: after the heap object's header and the two scheduler words.
     static let jobFlagsOffset = 32
     /// The active status's flags, counted from the word where the task resumes.
     static let statusFromResume = 40
+    /// A child task's parent (the first word of its child fragment, just past the task's fixed
+    /// header), counted from the word where the task resumes: 208 bytes into the task in the
+    /// Swift 6.3 runtime, checked at use (it must be another task's address).
+    static let parentFromResume = 152
 
     /// The status in `task` (a copy of `size` bytes), whose resume word is at `resumeOffset`; nil
     /// when the words there are not what the runtime writes.
@@ -38,6 +44,7 @@ struct TaskStatus: Hashable {
         isComplete = status & 0x2000 != 0
         isGroupChild = job & (1 << 26) != 0
         isAsyncLet = job & (1 << 28) != 0
+        isChild = job & (1 << 24) != 0
     }
 
     /// `running`, `enqueued`, `finished` or `suspended`.

@@ -4,8 +4,9 @@
 ///
 /// A suspended task's frames hold owned references and copies borrowed from them side by side,
 /// and nothing in memory tells them apart, so their words outnumber what they own. Where one
-/// task's frames are the only words at an object and outnumber its unexplained references, those
-/// references are the task's — provided nothing outside the graph holds the object
+/// task's frames — or one task family's: a task and the child tasks under it (a group's, an
+/// `async let`'s), none of which finishes while another waits — are the only words at an object
+/// and outnumber its unexplained references, those references are the task's — provided nothing outside the graph holds the object
 /// (``OutsideHolders``: globals and stacks, directly or through objects tracking did not
 /// record). Where something does, one reference is left to it: the object stays held from
 /// outside (a producer that can still resume the task), and the frames are credited with the
@@ -94,17 +95,17 @@ enum CandidateResolution {
         return unread
     }
 
-    /// The objects one suspended task's frames alone point at more often than their references
+    /// The objects one suspended task's (or task family's) frames alone point at more often than their references
     /// nothing else explains, with how many of those references the frames are credited with:
     /// all of them, or all but one where something outside the graph holds the object too.
     private static func taskCredits(
         _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
         _ heldFromOutside: ([Int]) -> [Int: Int]
     ) -> [Int: Int] {
-        // The one task whose words point at each target (-1: other words point at it too).
+        // The one task family whose words point at each target (-1: other words point at it too).
         var taskOfTarget: [Int: Int] = [:]
         for candidate in candidates {
-            let task = candidate.isTaskWord ? candidate.from : -1
+            let task = candidate.isTaskWord ? (candidate.family >= 0 ? candidate.family : candidate.from) : -1
             if let known = taskOfTarget[candidate.to], known != task {
                 taskOfTarget[candidate.to] = -1
             } else {

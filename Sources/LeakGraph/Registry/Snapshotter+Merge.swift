@@ -32,7 +32,8 @@ extension Snapshotter {
         // object through them: kept, so that the reports can say so.
         // So does one with words that matched a tracked object, or with untyped memory.
         let owners =
-            unread.lazy.map(\.owner) + candidates.lazy.map(\.from) + regions.lazy.map(\.owner)
+            unread.lazy.map(\.owner) + candidates.lazy.map(\.from) + candidates.lazy.map(\.family)
+            + regions.lazy.map(\.owner)
         for owner in owners where owner >= trackedCount {
             let node = owner - trackedCount
             if !useful[node] {
@@ -88,6 +89,9 @@ extension Snapshotter {
         }
         for index in candidates.indices where candidates[index].from >= trackedCount {
             candidates[index].from = trackedCount + renumbered[candidates[index].from - trackedCount]
+        }
+        for index in candidates.indices where candidates[index].family >= trackedCount {
+            candidates[index].family = trackedCount + renumbered[candidates[index].family - trackedCount]
         }
         // A task's word at a node: the node renumbered, or, left out, the word dropped and the
         // task's memory said unread.

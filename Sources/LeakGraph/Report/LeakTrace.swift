@@ -277,7 +277,18 @@ public enum LeakTrace {
         let userCapture =
             written.first { !isContext($0.to) } ?? userCaptures.first { !isContext($0.to) } ?? written.first
             ?? userCaptures.first
-        if userCapture == nil, captures.isEmpty, let frames = steps.first(where: { type($0.from) == TaskNode.typeName })
+        // A task's frames holding one of the user's objects (a child task's group owner: `self`
+        // kept in the parent's frames) is a task in the loop, below; a task holding only what it
+        // awaits (storage of the standard library) is this one. A link from a child task to its
+        // parent is never the cut.
+        let taskFrames = steps.first { type($0.from) == TaskNode.typeName && $0.label != "parent task" }
+        let framesHoldUserObject =
+            taskFrames.map { step in
+                let held = type(step.to)
+                return !held.hasPrefix("_") && held != TaskNode.typeName && !isContext(step.to)
+            } ?? false
+        if userCapture == nil, captures.isEmpty, !framesHoldUserObject,
+            let frames = taskFrames ?? steps.first(where: { type($0.from) == TaskNode.typeName })
         {
             // Only a task and what it awaits: whatever could resume it was let go unfinished
             // (`[weak self]` in the task, the owner gone, the stream's continuation dropped).
@@ -293,13 +304,13 @@ public enum LeakTrace {
         if steps.contains(where: { type($0.from) == TaskNode.typeName }) {
             // A task in the loop: it waits on something only the loop holds, so it never finishes.
             // Its owner keeps its handle (`task._task`); a continuation that can resume it is no owner.
-            let handles = steps.filter { type($0.to) == TaskNode.typeName }
-            let held = userCapture.map { type($0.to) }
+            let handles = steps.filter { type($0.to) == TaskNode.typeName && $0.label != "parent task" }
+            let held = userCapture.map { type($0.to) } ?? (framesHoldUserObject ? taskFrames.map { type($0.to) } : nil)
             let owner =
                 (handles.first { $0.label.hasSuffix("_task") } ?? (held == nil ? handles.first : nil))
                 .map { type($0.from) } ?? held ?? "its owner"
             let heldOrOwner = held ?? owner
-            let step = userCapture ?? steps.first { type($0.from) == TaskNode.typeName } ?? last
+            let step = userCapture ?? taskFrames ?? steps.first { type($0.from) == TaskNode.typeName } ?? last
             // Retained: what resumes it (a producer, a clock) is held from outside, and it keeps
             // the cycle alive for as long as that lasts.
             let waits =
