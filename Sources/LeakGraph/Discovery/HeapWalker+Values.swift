@@ -124,13 +124,18 @@ extension HeapWalker {
         }
         let type = unsafeBitCast(typePointer, to: Any.Type.self)
         let plan = TypePlan.of(type)
-        guard !plan.steps.isEmpty else { return }
+        guard !plan.steps.isEmpty else {
+            if let reason = plan.unreadReason { noteUnread(owner: work.owner, in: path, why: reason) }
+            return
+        }
         let alignMask = Int(lg_type_flags(typePointer) & 0xFF)
         let offset = (32 + alignMask) & ~alignMask
         guard
             let (base, owner, prefix) = enter(
                 storage: address, byteCount: offset + max(lg_type_size(typePointer), plan.bytesRead),
-                type: "error box of \(type)", from: work, path: path)
+                type: "error box of \(type)", from: work, path: path),
+            // Read again (a copy, when copying): the box must still hold that type.
+            base.load(fromByteOffset: 16, as: UInt.self) == typeWord
         else { return }
         stack.append(
             Work(

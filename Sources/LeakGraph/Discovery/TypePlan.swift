@@ -325,11 +325,11 @@ final class TypePlan: Sendable {
             }
         }
 
-        /// An `any Error` value: one reference to the runtime's error box. Its layout is read on
-        /// Linux, where the box is a plain Swift heap object (with Objective-C interop it may be
-        /// an `NSError`).
+        /// An `any Error` value: one reference to the runtime's error box. Its layout is read
+        /// without Objective-C interop, where the box is a plain Swift heap object (with it, the
+        /// box may be an `NSError`).
         private mutating func addErrorBox(offset: Int, path: String) {
-            #if os(Linux)
+            #if !_runtime(_ObjC)
                 steps.append(.errorBox(offset: offset, path: path))
             #else
                 leaveOut("\(path): an `any Error` value (its box may be an NSError, not read)")

@@ -4,7 +4,7 @@ import Synchronization
 /// Runs `llvm-symbolizer` (or `addr2line`) and `swift-demangle` as child processes, with a
 /// deadline, and parses what they print. Missing tools are looked up once and skipped after.
 final class ExternalSymbolizer: Sendable {
-    static let shared = ExternalSymbolizer()
+    static let shared = ExternalSymbolizer(livesAsLongAsTheProcess: true)
 
     struct Result {
         let function: String?
@@ -17,9 +17,9 @@ final class ExternalSymbolizer: Sendable {
 
     private let symbolizer: (path: String, isLLVM: Bool)?
     private let demangler: String?
-    private let demangled = Locked<[String: String]>([:], heldAcrossFork: true)
+    private let demangled: Locked<[String: String]>
     /// The running `llvm-symbolizer` and how many jobs use it (see ``withSession(_:)``).
-    private let session = Locked<SessionState>(SessionState(), heldAcrossFork: true)
+    private let session: Locked<SessionState>
     /// Answers kept across runs (see ``SymbolCache``).
     private let cache: Locked<SymbolCache>
     /// How many batches the running tool was asked (what the cache did not know).
@@ -44,10 +44,13 @@ final class ExternalSymbolizer: Sendable {
     /// Longest a child process may run before it is killed.
     static let deadline: TimeInterval = 20
 
-    /// - Parameter cacheDirectory: where answers are kept across runs (nil: nowhere); the
-    ///   configured folder by default.
-    init(cacheDirectory: String? = SymbolCache.defaultDirectory()) {
-        cache = Locked(SymbolCache(directory: cacheDirectory), heldAcrossFork: true)
+    /// - Parameters:
+    ///   - cacheDirectory: where answers are kept across runs (nil: nowhere); the configured
+    ///     folder by default.
+    ///   - livesAsLongAsTheProcess: its locks are held across `fork()` (``shared``); an instance
+    ///     that may be freed (a test's) must not register them: the fork handler would take a
+    ///     freed lock.
+    init(cacheDirectory: String? = SymbolCache.defaultDirectory(), livesAsLongAsTheProcess: Bool = false) {
         if let path = Self.find("llvm-symbolizer") {
             symbolizer = (path, true)
         } else if let path = Self.find("addr2line") {
@@ -56,6 +59,10 @@ final class ExternalSymbolizer: Sendable {
             symbolizer = nil
         }
         demangler = Self.find("swift-demangle")
+        let tool = symbolizer.flatMap { SymbolCache.identity(of: $0.path) } ?? "none"
+        cache = Locked(SymbolCache(directory: cacheDirectory, tool: tool), heldAcrossFork: livesAsLongAsTheProcess)
+        demangled = Locked([:], heldAcrossFork: livesAsLongAsTheProcess)
+        session = Locked(SessionState(), heldAcrossFork: livesAsLongAsTheProcess)
     }
 
     /// Looks `tool` up on the `PATH` (and, for the symbolizers, in the usual toolchain folders).

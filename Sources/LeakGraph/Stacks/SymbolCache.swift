@@ -12,13 +12,17 @@ import Foundation
 /// most of a dump's cost).
 ///
 /// One file per image path in `LEAKGRAPH_CACHE_DIR/symbols` (default `~/.cache/leakgraph/symbols`;
-/// `off` keeps nothing), named by a hash of the path. Its first line says which file it describes
-/// — the path, its size, modification time and inode —, and a file that describes another version
-/// of the image is ignored and replaced: an answer is reused only for the very file it was made
+/// `off` keeps nothing), named by a hash of the path. Its first line says which symbolizer answered
+/// and which file it describes — each by path, size, modification time and inode —, and a file
+/// that describes another version of either is ignored and replaced: an answer is reused only for the very file it was made
 /// for. Then one answer per line: `CODE` or `DATA` (the kind of lookup), the offset in hex, and
-/// the tool's JSON line as it printed it. A line that does not parse is skipped; the tool is asked again for what
-/// is missing. Written at the end of a job (a dump, a failed check) for images that gained
-/// answers, to a temporary in the same folder and renamed: a reader never sees half a file.
+/// the tool's JSON line as it printed it. A line not of that form, not the answer for its offset
+/// (its `Address`), or an error, is skipped; the tool is asked again for what is missing. Written
+/// at the end of a job (a dump, a failed check), or after a lookup outside any job, for images that
+/// gained answers, to a temporary in the same folder and renamed: a reader never sees half a file.
+/// Processes writing one image's file at once each replace it whole: the last one's answers are
+/// kept (the others' are asked again next time). A relative `LEAKGRAPH_CACHE_DIR` is taken from the
+/// working directory at the first lookup.
 struct SymbolCache {
     /// The answers known for one image, by kind and offset.
     private struct ImageAnswers {
@@ -38,14 +42,18 @@ struct SymbolCache {
 
     /// The folder, or nil when nothing is kept.
     let directory: String?
+    /// The symbolizer's own identity (its path, size, time, inode): another tool's answers are not
+    /// this one's.
+    let tool: String
     private var images: [String: ImageAnswers] = [:]
     private var demangled: DemangledNames?
 
-    /// More answers than this for one image are not kept (the file stays a few megabytes).
-    static let maximumAnswersPerImage = 100_000
+    /// More answers than this for one image are not kept (a file stays below ten megabytes).
+    static let maximumAnswersPerImage = 20_000
 
-    init(directory: String? = Self.defaultDirectory()) {
+    init(directory: String? = Self.defaultDirectory(), tool: String = "") {
         self.directory = directory
+        self.tool = tool
     }
 
     /// `LEAKGRAPH_CACHE_DIR/symbols`, or under `$XDG_CACHE_HOME/leakgraph` or `~/.cache/leakgraph`;
@@ -73,7 +81,7 @@ struct SymbolCache {
     mutating func remember(image: String, kind: String, offsets: [UInt], answers: [Substring]) {
         guard directory != nil, var entry = loaded(image) else { return }
         for (offset, answer) in zip(offsets, answers) where entry.count < Self.maximumAnswersPerImage {
-            guard !answer.contains("\n"), entry.answers[kind]?[offset] == nil else { continue }
+            guard Self.isAnswer(answer, for: offset), entry.answers[kind]?[offset] == nil else { continue }
             entry.answers[kind, default: [:]][offset] = String(answer)
             entry.count += 1
             entry.changed = true
@@ -134,7 +142,7 @@ struct SymbolCache {
         }
         for (image, entry) in images where entry.changed {
             guard Self.makeDirectory(directory) else { return }
-            var text = "LGSYM1 " + entry.identity + "\n"
+            var text = "LGSYM1 " + tool + " | " + entry.identity + "\n"
             for (kind, answers) in entry.answers.sorted(by: { $0.key < $1.key }) {
                 for (offset, answer) in answers.sorted(by: { $0.key < $1.key }) {
                     text += kind + " " + String(offset, radix: 16) + " " + answer + "\n"
@@ -153,12 +161,12 @@ struct SymbolCache {
         if let data = FileManager.default.contents(atPath: Self.path(of: image, in: directory)) {
             let text = String(decoding: data, as: UTF8.self)
             var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-            if lines.first.map({ $0 == "LGSYM1 " + identity }) == true {
+            if lines.first.map({ $0 == "LGSYM1 " + tool + " | " + identity }) == true {
                 lines = lines.dropFirst()
                 for line in lines.prefix(Self.maximumAnswersPerImage) {
                     let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
                     guard parts.count == 3, parts[0] == "CODE" || parts[0] == "DATA",
-                        let offset = UInt(parts[1], radix: 16), parts[2].hasPrefix("{")
+                        let offset = UInt(parts[1], radix: 16), Self.isAnswer(parts[2], for: offset)
                     else { continue }
                     entry.answers[String(parts[0]), default: [:]][offset] = String(parts[2])
                     entry.count += 1
@@ -167,6 +175,13 @@ struct SymbolCache {
         }
         images[image] = entry
         return entry
+    }
+
+    /// Whether `line` is the tool's answer for `offset`: one JSON object naming that address, not
+    /// an error (an answer to keep).
+    static func isAnswer(_ line: Substring, for offset: UInt) -> Bool {
+        line.hasPrefix("{") && line.hasSuffix("}") && !line.contains("\n") && !line.contains("\"Error\"")
+            && line.contains("\"Address\":\"0x" + String(offset, radix: 16) + "\"")
     }
 
     /// The image file's path, size, modification time and inode: another build of it differs.
@@ -203,6 +218,8 @@ struct SymbolCache {
         var template = Array((path + ".XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return false }
+        // Not inherited by a tool started meanwhile (`posix_spawn`).
+        _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         var bytes = Array(text.utf8)
         var written = 0

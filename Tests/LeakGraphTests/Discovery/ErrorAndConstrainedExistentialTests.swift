@@ -47,7 +47,18 @@ private final class ErrorHolder: TrackedObject {
 
 @Suite("Errors and constrained existentials", .serialized, .isolated)
 struct ErrorAndConstrainedExistentialTests {
-    @Test("an `any Error` value is read through its box: a struct error, an optional error, a class error in a Result")
+    /// Error boxes are read without Objective-C interop (with it a box may be an `NSError`).
+    static let readsErrorBoxes: Bool = {
+        #if _runtime(_ObjC)
+            false
+        #else
+            true
+        #endif
+    }()
+
+    @Test(
+        "an `any Error` value is read through its box: a struct error, an optional error, a class error in a Result",
+        .enabled(if: readsErrorBoxes))
     func errorValuesAreRead() {
         let checkpoint = LeakGraph.checkpoint()
         let leaves = (0..<3).map { _ in Leaf(label: "held") }
@@ -60,7 +71,7 @@ struct ErrorAndConstrainedExistentialTests {
         let ids = heldLeafIDs(snapshot: snapshot, checkpoint: checkpoint)
         #expect(ids.count == 3)
         #expect(ids.isSubset(of: reached), "every leaf an error holds is reached from the holder")
-        #expect(unread(of: holder, snapshot: snapshot).isEmpty, "nothing of the holder is said unread")
+        #expect(unread(snapshot: snapshot, checkpoint: checkpoint).isEmpty, "nothing of the holder is said unread")
         withExtendedLifetime((holder, leaves)) {}
     }
 
@@ -77,11 +88,11 @@ struct ErrorAndConstrainedExistentialTests {
         let ids = heldLeafIDs(snapshot: snapshot, checkpoint: checkpoint)
         #expect(ids.count == 3)
         #expect(ids.isSubset(of: reached), "every leaf a constrained existential holds is reached from the holder")
-        #expect(unread(of: holder, snapshot: snapshot).isEmpty, "nothing of the holder is said unread")
+        #expect(unread(snapshot: snapshot, checkpoint: checkpoint).isEmpty, "nothing of the holder is said unread")
         withExtendedLifetime((holder, leaves)) {}
     }
 
-    @Test("a cycle closed through an error's box is leaked")
+    @Test("a cycle closed through an error's box is leaked", .enabled(if: readsErrorBoxes))
     func cycleThroughAnErrorIsLeaked() {
         let checkpoint = LeakGraph.checkpoint()
         makeErrorCycle()
@@ -111,8 +122,9 @@ struct ErrorAndConstrainedExistentialTests {
         return reached
     }
 
-    private func unread(of holder: AnyObject, snapshot: GraphSnapshot) -> [UnreadReferenceInfo] {
-        let ids = Set(snapshot.objects.filter { $0.type == "ErrorHolder" }.map(\.id))
+    /// What the test's own holder has said unread.
+    private func unread(snapshot: GraphSnapshot, checkpoint: Checkpoint) -> [UnreadReferenceInfo] {
+        let ids = Set(snapshot.objects(since: checkpoint).mine.filter { $0.type == "ErrorHolder" }.map(\.id))
         return snapshot.unreadReferences.filter { ids.contains($0.object) }
     }
 }

@@ -26,53 +26,69 @@ struct SymbolCacheTests {
         return path
     }
 
-    @Test("answers written by one cache are read back by the next, per kind and offset")
+    /// An answer as `llvm-symbolizer` prints it for `address`.
+    private func answer(_ address: UInt, _ line: Int) -> Substring {
+        Substring(#"{"Address":"0x\#(String(address, radix: 16))","Symbol":[{"Line":\#(line)}]}"#)
+    }
+
+    private func data(_ address: UInt) -> Substring {
+        Substring(#"{"Address":"0x\#(String(address, radix: 16))","Data":{"Name":"g"}}"#)
+    }
+
+    @Test("answers written by one cache are read back by the next, per kind and offset; errors are not kept")
     func roundTrip() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = try makeImage(in: directory + "/images")
         var first = SymbolCache(directory: directory + "/symbols")
+        first.remember(image: image, kind: "CODE", offsets: [0x10, 0x20], answers: [answer(0x10, 1), answer(0x20, 2)])
+        first.remember(image: image, kind: "DATA", offsets: [0x10], answers: [data(0x10)])
+        // Not kept: an error, and an answer for another address.
         first.remember(
-            image: image, kind: "CODE", offsets: [0x10, 0x20], answers: [#"{"Symbol":[1]}"#, #"{"Symbol":[2]}"#])
-        first.remember(image: image, kind: "DATA", offsets: [0x10], answers: [#"{"Data":{}}"#])
+            image: image, kind: "CODE", offsets: [0x30, 0x40],
+            answers: [#"{"Address":"0x30","Error":{"Message":"no file"}}"#, answer(0x41, 4)])
         first.writeChanged()
         var second = SymbolCache(directory: directory + "/symbols")
         #expect(
-            second.answers(image: image, kind: "CODE", offsets: [0x20, 0x10, 0x30]) == [
-                #"{"Symbol":[2]}"#, #"{"Symbol":[1]}"#, nil,
+            second.answers(image: image, kind: "CODE", offsets: [0x20, 0x10, 0x30, 0x40]) == [
+                String(answer(0x20, 2)), String(answer(0x10, 1)), nil, nil,
             ])
-        #expect(second.answers(image: image, kind: "DATA", offsets: [0x10, 0x20]) == [#"{"Data":{}}"#, nil])
+        #expect(second.answers(image: image, kind: "DATA", offsets: [0x10, 0x20]) == [String(data(0x10)), nil])
     }
 
-    @Test("answers for another build of the image (its size or time changed) are not used")
+    @Test("answers for another build of the image, or from another symbolizer, are not used")
     func anotherBuildIsIgnored() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = try makeImage(in: directory + "/images")
         var first = SymbolCache(directory: directory + "/symbols")
-        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [#"{"Symbol":[1]}"#])
+        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
         first.writeChanged()
+        var same = SymbolCache(directory: directory + "/symbols")
+        #expect(same.answers(image: image, kind: "CODE", offsets: [0x10]) == [String(answer(0x10, 1))])
+        var otherTool = SymbolCache(directory: directory + "/symbols", tool: "another symbolizer")
+        #expect(otherTool.answers(image: image, kind: "CODE", offsets: [0x10]) == [nil], "another tool's answers")
         _ = try makeImage(in: directory + "/images", bytes: 32)  // rebuilt
         var second = SymbolCache(directory: directory + "/symbols")
         #expect(second.answers(image: image, kind: "CODE", offsets: [0x10]) == [nil])
     }
 
-    @Test("lines that do not parse are skipped, the rest is used")
+    @Test("lines not of the cache's form, or not the answer for their offset, are skipped; the rest is used")
     func damagedLinesAreSkipped() throws {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = try makeImage(in: directory + "/images")
         var first = SymbolCache(directory: directory + "/symbols")
-        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [#"{"Symbol":[1]}"#])
+        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
         first.writeChanged()
         let file = SymbolCache.path(of: image, in: directory + "/symbols")
         let text = try String(contentsOfFile: file, encoding: .utf8)
-        try (text + "CODE zz {}\nJUNK 20 {}\nCODE 30 not-json\nCODE 40\n").write(
+        try (text + "CODE zz {}\nJUNK 20 {}\nCODE 30 not-json\nCODE 40\nCODE 50 \(answer(0x51, 5))\n").write(
             toFile: file, atomically: false, encoding: .utf8)
         var second = SymbolCache(directory: directory + "/symbols")
         #expect(
-            second.answers(image: image, kind: "CODE", offsets: [0x10, 0x20, 0x30, 0x40]) == [
-                #"{"Symbol":[1]}"#, nil, nil, nil,
+            second.answers(image: image, kind: "CODE", offsets: [0x10, 0x20, 0x30, 0x40, 0x50]) == [
+                String(answer(0x10, 1)), nil, nil, nil, nil,
             ])
     }
 
@@ -122,11 +138,11 @@ struct SymbolCacheTests {
         let image = String(cString: try #require(path))
         let offset = address - base
         // Symbolizers of their own (the shared one serves other tests meanwhile).
-        let symbolizer = ExternalSymbolizer(cacheDirectory: directory)
+        let symbolizer = ExternalSymbolizer(cacheDirectory: directory, livesAsLongAsTheProcess: false)
         let first = symbolizer.symbolize(image: image, offsets: [offset])
         #expect(symbolizer.toolBatchesAsked == 1)
         // A new process: its cache is read from the folder.
-        let next = ExternalSymbolizer(cacheDirectory: directory)
+        let next = ExternalSymbolizer(cacheDirectory: directory, livesAsLongAsTheProcess: false)
         let second = next.symbolize(image: image, offsets: [offset])
         #expect(next.toolBatchesAsked == 0, "answered from the cache")
         #expect(first?.first?.first?.function != nil)
