@@ -96,7 +96,7 @@ final class ExternalSymbolizer: Sendable {
             }
             let lastJob = ending != nil || session.withLock { $0.jobs == 0 }
             ending?.end()
-            if lastJob { cache.withLock { $0.writeChanged() } }
+            if lastJob { cache.withLock { $0.finishJob() } }
         }
         return try body()
     }
@@ -184,7 +184,7 @@ final class ExternalSymbolizer: Sendable {
                 cache.remember(image: image, kind: kind, offsets: asked, answers: Array(answers.prefix(asked.count)))
             }
             // Outside any job, written now; a job writes once, at its end.
-            if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.writeChanged() } }
+            if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.finishJob() } }
         }
         return lines.map { $0 ?? "" }
     }
@@ -280,7 +280,7 @@ final class ExternalSymbolizer: Sendable {
             for (index, name) in missing.enumerated() { cache[name] = lines[index] }
         }
         cache.withLock { $0.remember(demangled: Array(lines.prefix(missing.count)), of: missing, by: demangler) }
-        if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.writeChanged() } }
+        if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.finishJob() } }
     }
 
     /// Runs a tool with a deadline; nil on failure.

@@ -24,20 +24,9 @@ import Foundation
 /// kept (the others' are asked again next time). A relative `LEAKGRAPH_CACHE_DIR` is taken from the
 /// working directory at the first lookup.
 struct SymbolCache {
-    /// The answers known for one image, by kind and offset.
-    private struct ImageAnswers {
-        let identity: String
-        var answers: [String: [UInt: String]] = [:]
-        var count = 0
-        var changed = false
-    }
-
-    /// What `swift-demangle` made of mangled names, for one version of the tool.
-    private struct DemangledNames {
-        let identity: String
-        let file: String
-        var names: [String: String] = [:]
-        var changed = false
+    /// Answers the tool gave during the current job that the files do not hold yet.
+    private struct Pending {
+        var lines: [String] = []
     }
 
     /// The folder, or nil when nothing is kept.
@@ -45,8 +34,9 @@ struct SymbolCache {
     /// The symbolizer's own identity (its path, size, time, inode): another tool's answers are not
     /// this one's.
     let tool: String
-    private var images: [String: ImageAnswers] = [:]
-    private var demangled: DemangledNames?
+    /// New answers per image path, and new names per demangler path, until the job's end.
+    private var pendingAnswers: [String: Pending] = [:]
+    private var pendingNames: [String: Pending] = [:]
 
     /// More answers than this for one image are not kept (a file stays below ten megabytes).
     static let maximumAnswersPerImage = 20_000
@@ -70,111 +60,173 @@ struct SymbolCache {
     }
 
     /// The cached answers of `kind` for `offsets` of `image` (nil where none is known).
-    mutating func answers(image: String, kind: String, offsets: [UInt]) -> [String?] {
-        guard directory != nil, let known = loaded(image)?.answers[kind] else {
-            return Array(repeating: nil, count: offsets.count)
+    ///
+    /// The file is scanned once for just these offsets: nothing of it is kept (a long-running
+    /// process's dumps on demand kept megabytes of other programs' answers when files were
+    /// parsed whole), and its bytes are one allocation, returned to the system when freed.
+    func answers(image: String, kind: String, offsets: [UInt]) -> [String?] {
+        var found = [String?](repeating: nil, count: offsets.count)
+        guard let directory, let identity = Self.identity(of: image) else { return found }
+        var wanted: [UInt: [Int]] = [:]
+        for (index, offset) in offsets.enumerated() { wanted[offset, default: []].append(index) }
+        let prefix = Array((kind + " ").utf8)
+        Self.scan(Self.path(of: image, in: directory), header: imageHeader(identity)) { line in
+            // `KIND hex {json}`: only a wanted offset's line becomes a string.
+            guard line.count > prefix.count, line.starts(with: prefix) else { return }
+            var offset: UInt = 0
+            var position = prefix.count
+            while position < line.count, let digit = Self.hexValue(line[position]) {
+                guard offset >> 60 == 0 else { return }
+                offset = offset << 4 | UInt(digit)
+                position += 1
+            }
+            guard position > prefix.count, position < line.count, line[position] == 0x20,
+                let indices = wanted[offset]
+            else { return }
+            let answer = Substring(String(decoding: line[(position + 1)...], as: UTF8.self))
+            guard Self.isAnswer(answer, for: offset) else { return }
+            for index in indices where found[index] == nil { found[index] = String(answer) }
         }
-        return offsets.map { known[$0] }
+        return found
     }
 
-    /// Keeps answers the tool gave, for the next write.
-    mutating func remember(image: String, kind: String, offsets: [UInt], answers: [Substring]) {
-        guard directory != nil, var entry = loaded(image) else { return }
-        for (offset, answer) in zip(offsets, answers) where entry.count < Self.maximumAnswersPerImage {
-            guard Self.isAnswer(answer, for: offset), entry.answers[kind]?[offset] == nil else { continue }
-            entry.answers[kind, default: [:]][offset] = String(answer)
-            entry.count += 1
-            entry.changed = true
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
         }
-        images[image] = entry
+    }
+
+    /// Keeps answers the tool gave, for the job's end.
+    mutating func remember(image: String, kind: String, offsets: [UInt], answers: [Substring]) {
+        guard directory != nil, !image.contains("\n") else { return }
+        for (offset, answer) in zip(offsets, answers) where Self.isAnswer(answer, for: offset) {
+            pendingAnswers[image, default: Pending()].lines.append(
+                kind + " " + String(offset, radix: 16) + " " + answer)
+        }
     }
 
     /// What `demangler` (`swift-demangle`) made of each of `names`, where known (nil elsewhere).
-    mutating func demangled(_ names: [String], by demangler: String) -> [String?] {
-        guard let known = loadedNames(demangler) else { return Array(repeating: nil, count: names.count) }
-        return names.map { known.names[$0] }
+    func demangled(_ names: [String], by demangler: String) -> [String?] {
+        var found = [String?](repeating: nil, count: names.count)
+        guard let directory, let identity = Self.identity(of: demangler) else { return found }
+        // By a hash of the name's bytes: only a line whose name may be wanted becomes a string.
+        var wanted: [UInt64: [Int]] = [:]
+        for (index, name) in names.enumerated() { wanted[Self.hash(name.utf8), default: []].append(index) }
+        Self.scan(Self.path(of: demangler, in: directory, suffix: ".names"), header: "LGNAMES1 " + identity) { line in
+            guard let tab = line.firstIndex(of: 0x09), let indices = wanted[Self.hash(line[..<tab])] else { return }
+            let name = String(decoding: line[..<tab], as: UTF8.self)
+            let text = String(decoding: line[(tab + 1)...], as: UTF8.self)
+            for index in indices where found[index] == nil && names[index] == name { found[index] = text }
+        }
+        return found
     }
 
-    /// Keeps what the demangler made of `names`, for the next write.
+    /// Keeps what the demangler made of `names`, for the job's end.
     mutating func remember(demangled texts: [String], of names: [String], by demangler: String) {
-        guard var known = loadedNames(demangler) else { return }
-        for (name, text) in zip(names, texts) where known.names.count < Self.maximumAnswersPerImage {
-            guard !name.contains("\n"), !name.contains("\t"), !text.contains("\n"), known.names[name] == nil else {
-                continue
-            }
-            known.names[name] = text
-            known.changed = true
+        guard directory != nil else { return }
+        for (name, text) in zip(names, texts) {
+            guard !name.contains("\n"), !name.contains("\t"), !text.contains("\n"), !name.isEmpty else { continue }
+            pendingNames[demangler, default: Pending()].lines.append(name + "\t" + text)
         }
-        self.demangled = known
     }
 
-    /// The names known for this version of `demangler`: `<folder>/<hash>.names`, its first line the
-    /// tool's identity, then `mangled<TAB>demangled` per line.
-    private mutating func loadedNames(_ demangler: String) -> DemangledNames? {
-        if let demangled, demangled.identity.hasSuffix(" " + demangler) { return demangled }
-        guard let directory, let identity = Self.identity(of: demangler) else { return nil }
-        let file = Self.path(of: demangler, in: directory, suffix: ".names")
-        var known = DemangledNames(identity: identity, file: file)
-        if let data = FileManager.default.contents(atPath: file) {
-            let text = String(decoding: data, as: UTF8.self)
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
-            if lines.first.map({ $0 == "LGNAMES1 " + identity }) == true {
-                for line in lines.dropFirst().prefix(Self.maximumAnswersPerImage) {
-                    guard let tab = line.firstIndex(of: "\t") else { continue }
-                    known.names[String(line[..<tab])] = String(line[line.index(after: tab)...])
-                }
-            }
-        }
-        demangled = known
-        return known
+    /// Adds this job's new answers and names to their files, then keeps nothing.
+    mutating func finishJob() {
+        writeChanged()
     }
 
-    /// Writes the images that gained answers since they were read, and the demangled names;
+    /// Adds the new answers and names to their files (each rewritten whole through a temporary
+    /// renamed over it; a file that describes another version of its image or tool starts again);
     /// failures are silent (a cache that cannot be written costs only time).
     mutating func writeChanged() {
-        guard let directory else { return }
-        if let known = demangled, known.changed, Self.makeDirectory(directory) {
-            var text = "LGNAMES1 " + known.identity + "\n"
-            for (name, demangled) in known.names.sorted(by: { $0.key < $1.key }) {
-                text += name + "\t" + demangled + "\n"
-            }
-            if Self.replace(known.file, with: text) { demangled?.changed = false }
+        defer {
+            pendingAnswers = [:]
+            pendingNames = [:]
         }
-        for (image, entry) in images where entry.changed {
-            guard Self.makeDirectory(directory) else { return }
-            var text = "LGSYM1 " + tool + " | " + entry.identity + "\n"
-            for (kind, answers) in entry.answers.sorted(by: { $0.key < $1.key }) {
-                for (offset, answer) in answers.sorted(by: { $0.key < $1.key }) {
-                    text += kind + " " + String(offset, radix: 16) + " " + answer + "\n"
-                }
-            }
-            if Self.replace(Self.path(of: image, in: directory), with: text) { images[image]?.changed = false }
+        guard let directory, !(pendingAnswers.isEmpty && pendingNames.isEmpty), Self.makeDirectory(directory)
+        else { return }
+        for (image, pending) in pendingAnswers {
+            guard let identity = Self.identity(of: image) else { continue }
+            Self.append(pending.lines, to: Self.path(of: image, in: directory), header: imageHeader(identity))
+        }
+        for (demangler, pending) in pendingNames {
+            guard let identity = Self.identity(of: demangler) else { continue }
+            Self.append(
+                pending.lines, to: Self.path(of: demangler, in: directory, suffix: ".names"),
+                header: "LGNAMES1 " + identity)
         }
     }
 
-    /// The answers of `image`, read from its file the first time; nil when the image cannot be
-    /// identified (then nothing is kept for it).
-    private mutating func loaded(_ image: String) -> ImageAnswers? {
-        if let entry = images[image] { return entry }
-        guard let directory, let identity = Self.identity(of: image) else { return nil }
-        var entry = ImageAnswers(identity: identity)
-        if let data = FileManager.default.contents(atPath: Self.path(of: image, in: directory)) {
-            let text = String(decoding: data, as: UTF8.self)
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-            if lines.first.map({ $0 == "LGSYM1 " + tool + " | " + identity }) == true {
-                lines = lines.dropFirst()
-                for line in lines.prefix(Self.maximumAnswersPerImage) {
-                    let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-                    guard parts.count == 3, parts[0] == "CODE" || parts[0] == "DATA",
-                        let offset = UInt(parts[1], radix: 16), Self.isAnswer(parts[2], for: offset)
-                    else { continue }
-                    entry.answers[String(parts[0]), default: [:]][offset] = String(parts[2])
-                    entry.count += 1
-                }
+    private func imageHeader(_ identity: String) -> String {
+        "LGSYM1 " + tool + " | " + identity
+    }
+
+    /// Calls `body` with the bytes of each line after the header of the file at `path`, when its
+    /// first line is `header`. The file is mapped, not read into the heap, and unmapped after:
+    /// nothing of it stays in the process (a server's dumps on demand kept megabytes when the
+    /// files were parsed into strings).
+    private static func scan(_ path: String, header: String, _ body: (UnsafeRawBufferPointer) -> Void) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_size > 0, info.st_size < 64 << 20 else { return }
+        let size = Int(info.st_size)
+        guard let mapping = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapping != MAP_FAILED else {
+            return
+        }
+        defer { munmap(mapping, size) }
+        let bytes = UnsafeRawBufferPointer(start: mapping, count: size)
+        let headerBytes = Array(header.utf8)
+        var start = 0
+        var lineNumber = 0
+        for index in 0..<size where bytes[index] == 0x0A {
+            let line = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+            if lineNumber == 0 {
+                guard line.elementsEqual(headerBytes) else { return }
+            } else if !line.isEmpty {
+                guard lineNumber <= maximumAnswersPerImage else { return }
+                body(line)
+            }
+            lineNumber += 1
+            start = index + 1
+        }
+    }
+
+    /// FNV-1a of `bytes`.
+    private static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return hash
+    }
+
+    /// Rewrites the file at `path` as its lines (when it has `header`) and then `lines`, up to
+    /// ``maximumAnswersPerImage`` lines, streamed through a small buffer (nothing the size of the
+    /// file is built in the heap).
+    private static func append(_ lines: [String], to path: String, header: String) {
+        _ = replace(path) { emit in
+            func emitLine(_ text: String) {
+                var text = text + "\n"
+                text.withUTF8 { emit(UnsafeRawBufferPointer($0)[...]) }
+            }
+            let newline: [UInt8] = [0x0A]
+            emitLine(header)
+            var count = 0
+            scan(path, header: header) { line in
+                emit(line[...])
+                newline.withUnsafeBytes { emit($0[...]) }
+                count += 1
+            }
+            for line in lines where count < maximumAnswersPerImage {
+                emitLine(line)
+                count += 1
             }
         }
-        images[image] = entry
-        return entry
     }
 
     /// Whether `line` is the tool's answer for `offset`: one JSON object naming that address, not
@@ -198,12 +250,7 @@ struct SymbolCache {
 
     /// `<folder>/<FNV-1a hash of the image path>.symbols`.
     static func path(of image: String, in directory: String, suffix: String = ".symbols") -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in image.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        return directory + "/" + String(hash, radix: 16) + suffix
+        directory + "/" + String(hash(image.utf8), radix: 16) + suffix
     }
 
     private static func makeDirectory(_ directory: String) -> Bool {
@@ -212,30 +259,48 @@ struct SymbolCache {
         return (try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)) != nil
     }
 
-    /// Writes `text` to a temporary beside `path` and renames it over `path`. Plain system calls:
-    /// not the dump's writer, whose injected faults (`LEAKGRAPH_FAULT_INJECTION`) are the dump's.
-    private static func replace(_ path: String, with text: String) -> Bool {
+    /// Writes what `contents` emits to a temporary beside `path` and renames it over `path`.
+    /// Plain system calls: not the dump's writer, whose injected faults
+    /// (`LEAKGRAPH_FAULT_INJECTION`) are the dump's.
+    private static func replace(
+        _ path: String, _ contents: ((Slice<UnsafeRawBufferPointer>) -> Void) -> Void
+    ) -> Bool {
         var template = Array((path + ".XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else { return false }
         // Not inherited by a tool started meanwhile (`posix_spawn`).
         _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
         let temporary = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        var bytes = Array(text.utf8)
-        var written = 0
+        let capacity = 1 << 16
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 8)
+        defer { buffer.deallocate() }
+        var used = 0
         var failed = false
-        bytes.withUnsafeMutableBytes { buffer in
-            while written < buffer.count {
-                let result = write(descriptor, buffer.baseAddress! + written, buffer.count - written)
+        func flush() {
+            var written = 0
+            while written < used && !failed {
+                let result = write(descriptor, buffer.baseAddress! + written, used - written)
                 if result < 0 {
                     if errno == EINTR { continue }
                     failed = true
-                    return
+                } else {
+                    written += result
                 }
-                written += result
+            }
+            used = 0
+        }
+        contents { bytes in
+            var rest = bytes
+            while !rest.isEmpty && !failed {
+                if used == capacity { flush() }
+                let taken = min(capacity - used, rest.count)
+                UnsafeMutableRawBufferPointer(rebasing: buffer[used..<used + taken]).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: rest.prefix(taken)))
+                used += taken
+                rest = rest.dropFirst(taken)
             }
         }
-        bytes = []
+        flush()
         fchmod(descriptor, 0o644)
         close(descriptor)
         guard !failed, rename(temporary, path) == 0 else {

@@ -48,7 +48,7 @@ struct SymbolCacheTests {
             image: image, kind: "CODE", offsets: [0x30, 0x40],
             answers: [#"{"Address":"0x30","Error":{"Message":"no file"}}"#, answer(0x41, 4)])
         first.writeChanged()
-        var second = SymbolCache(directory: directory + "/symbols")
+        let second = SymbolCache(directory: directory + "/symbols")
         #expect(
             second.answers(image: image, kind: "CODE", offsets: [0x20, 0x10, 0x30, 0x40]) == [
                 String(answer(0x20, 2)), String(answer(0x10, 1)), nil, nil,
@@ -64,12 +64,12 @@ struct SymbolCacheTests {
         var first = SymbolCache(directory: directory + "/symbols")
         first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
         first.writeChanged()
-        var same = SymbolCache(directory: directory + "/symbols")
+        let same = SymbolCache(directory: directory + "/symbols")
         #expect(same.answers(image: image, kind: "CODE", offsets: [0x10]) == [String(answer(0x10, 1))])
-        var otherTool = SymbolCache(directory: directory + "/symbols", tool: "another symbolizer")
+        let otherTool = SymbolCache(directory: directory + "/symbols", tool: "another symbolizer")
         #expect(otherTool.answers(image: image, kind: "CODE", offsets: [0x10]) == [nil], "another tool's answers")
         _ = try makeImage(in: directory + "/images", bytes: 32)  // rebuilt
-        var second = SymbolCache(directory: directory + "/symbols")
+        let second = SymbolCache(directory: directory + "/symbols")
         #expect(second.answers(image: image, kind: "CODE", offsets: [0x10]) == [nil])
     }
 
@@ -85,7 +85,7 @@ struct SymbolCacheTests {
         let text = try String(contentsOfFile: file, encoding: .utf8)
         try (text + "CODE zz {}\nJUNK 20 {}\nCODE 30 not-json\nCODE 40\nCODE 50 \(answer(0x51, 5))\n").write(
             toFile: file, atomically: false, encoding: .utf8)
-        var second = SymbolCache(directory: directory + "/symbols")
+        let second = SymbolCache(directory: directory + "/symbols")
         #expect(
             second.answers(image: image, kind: "CODE", offsets: [0x10, 0x20, 0x30, 0x40, 0x50]) == [
                 String(answer(0x10, 1)), nil, nil, nil, nil,
@@ -101,10 +101,10 @@ struct SymbolCacheTests {
         #expect(first.demangled(["$s1A1BV"], by: tool) == [nil])
         first.remember(demangled: ["A.B"], of: ["$s1A1BV"], by: tool)
         first.writeChanged()
-        var second = SymbolCache(directory: directory + "/symbols")
+        let second = SymbolCache(directory: directory + "/symbols")
         #expect(second.demangled(["$s1A1BV", "$s1A1CV"], by: tool) == ["A.B", nil])
         _ = try makeImage(in: directory + "/tools", bytes: 64)  // another version of the tool
-        var third = SymbolCache(directory: directory + "/symbols")
+        let third = SymbolCache(directory: directory + "/symbols")
         #expect(third.demangled(["$s1A1BV"], by: tool) == [nil])
     }
 
