@@ -136,15 +136,8 @@ extension HeapWalker {
         }
         let type = unsafeBitCast(boxedType, to: Any.Type.self)
         let plan = TypePlan.of(type)
-        guard !plan.steps.isEmpty,
-            let (base, owner, prefix) = enter(
-                storage: address, byteCount: offset + lg_type_size(boxedType), type: "box of \(type)", from: work,
-                path: path)
-        else { return }
-        stack.append(
-            Work(
-                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
-                closure: work.closure, hops: work.hops))
+        guard !plan.steps.isEmpty else { return }
+        boxedValue(in: address, at: offset, type: boxedType, plan: plan, name: "box of \(type)", from: work, path: path)
     }
 
     /// The code address of a closure's function word. An async closure's word is its *async

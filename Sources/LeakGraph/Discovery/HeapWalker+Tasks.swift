@@ -80,7 +80,7 @@ extension HeapWalker {
                     if chain.isEmpty && codeAddresses.count < 32 { codeAddresses.append(word) }
                     continue
                 }
-                let label = base == memory && offset == parentOffset ? "parent task" : "frames"
+                let label = base == memory && offset == parentOffset ? TaskNode.parentTaskLabel : "frames"
                 if candidate(word, in: region, from: taskWork, label: label, isTaskWord: true) { continue }
                 guard !ranges.contains(where: { $0.contains(word) }) else { continue }
                 guard word & 15 == 0 else {
@@ -90,7 +90,6 @@ extension HeapWalker {
                 // An object tracking did not record (a buffer `libswiftCore` allocated): compared
                 // once the walk knows all of them (see ``settleTaskWords()``).
                 if let node = nodeOfAddress[word] {
-                    let label = base == memory && offset == parentOffset ? "parent task" : "frames"
                     candidates.append(
                         CandidateReference(
                             from: owner, to: trackedCount + node, label: label, region: region, isTaskWord: true))
@@ -214,4 +213,6 @@ public enum TaskNode {
     /// Between what a task's label says it waits in and its status (`waiting in f() at F.swift:3 ·
     /// suspended, priority medium`).
     public static let statusSeparator = " · "
+    /// The label of a child task's edge to its parent.
+    public static let parentTaskLabel = "parent task"
 }

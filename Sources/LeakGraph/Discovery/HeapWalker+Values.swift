@@ -81,14 +81,26 @@ extension HeapWalker {
         let boxWord = container.load(as: UInt.self)
         guard boxWord != 0 else { return }
         let alignMask = Int(flags & 0xFF)
-        let offset = (16 + alignMask) & ~alignMask
+        boxedValue(
+            in: boxWord, at: (16 + alignMask) & ~alignMask, type: typePointer, plan: plan, name: "box of \(type)",
+            from: work, path: path)
+    }
+
+    /// Walks the value of type `typePointer` (its plan `plan`) at `offset` in the heap box at
+    /// `address`, a box every copy of the value shares: entered as storage (see `enter`), so that
+    /// it is charged to its one holder or becomes a node of its own. `stillHolds` checks the
+    /// entered bytes (a copy, when copying) before the value is walked.
+    mutating func boxedValue(
+        in address: UInt, at offset: Int, type typePointer: UnsafeRawPointer, plan: TypePlan,
+        name: @autoclosure () -> String, from work: Work, path: String,
+        stillHolds: (UnsafeRawPointer) -> Bool = { _ in true }
+    ) {
         guard
             let (base, owner, prefix) = enter(
-                storage: boxWord, byteCount: offset + lg_type_size(typePointer), type: "box of \(type)", from: work,
-                path: path)
-        else {
-            return
-        }
+                storage: address, byteCount: offset + max(lg_type_size(typePointer), plan.bytesRead), type: name(),
+                from: work, path: path),
+            stillHolds(base)
+        else { return }
         stack.append(
             Work(
                 base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
@@ -129,17 +141,10 @@ extension HeapWalker {
             return
         }
         let alignMask = Int(lg_type_flags(typePointer) & 0xFF)
-        let offset = (32 + alignMask) & ~alignMask
-        guard
-            let (base, owner, prefix) = enter(
-                storage: address, byteCount: offset + max(lg_type_size(typePointer), plan.bytesRead),
-                type: "error box of \(type)", from: work, path: path),
-            // Read again (a copy, when copying): the box must still hold that type.
-            base.load(fromByteOffset: 16, as: UInt.self) == typeWord
-        else { return }
-        stack.append(
-            Work(
-                base: base + offset, plan: plan, owner: owner, prefix: prefix, origin: work.origin,
-                closure: work.closure, hops: work.hops))
+        // Read again once entered (a copy, when copying): the box must still hold that type.
+        boxedValue(
+            in: address, at: (32 + alignMask) & ~alignMask, type: typePointer, plan: plan,
+            name: "error box of \(type)", from: work, path: path,
+            stillHolds: { $0.load(fromByteOffset: 16, as: UInt.self) == typeWord })
     }
 }

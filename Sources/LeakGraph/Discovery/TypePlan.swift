@@ -300,18 +300,7 @@ final class TypePlan: Sendable {
                     return
                 }
                 if let shape = ExtendedExistentialShape(of: type) {
-                    switch shape {
-                    case .opaque: steps.append(.existential(offset: offset, path: path))
-                    case .classBound: steps.append(.strong(offset: offset, path: path))
-                    case .metatype: break
-                    case .explicitLayout:
-                        // A layout of its own: its words are compared with live objects.
-                        addWords(
-                            of: type, offset: offset, path: path,
-                            why:
-                                "\(path): a constrained existential with a layout of its own (\(displayTypeName(type))), not read"
-                        )
-                    }
+                    addExtendedExistential(shape, of: type, in: type, offset: offset, path: path)
                     return
                 }
                 switch BuiltinShape(of: type) {
@@ -408,20 +397,9 @@ final class TypePlan: Sendable {
             case .other where BuiltinShape(of: wrapped) == .nativeReference:
                 // nil is the null word.
                 steps.append(.strong(offset: offset, path: path))
-            case .other where ExtendedExistentialShape(of: wrapped) == .classBound:
-                // nil is the null word.
-                steps.append(.strong(offset: offset, path: path))
-            case .other where ExtendedExistentialShape(of: wrapped) == .explicitLayout:
-                addWords(
-                    of: type, offset: offset, path: path,
-                    why:
-                        "\(path): a constrained existential with a layout of its own (\(displayTypeName(wrapped))), not read"
-                )
-            case .other where ExtendedExistentialShape(of: wrapped) == .metatype:
-                break
-            case .other where ExtendedExistentialShape(of: wrapped) == .opaque:
-                // nil is told by the container's extra inhabitants: read through the enum.
-                addEnumeration(type, offset: offset, path: path)
+            case .other where ExtendedExistentialShape(of: wrapped) != nil:
+                addExtendedExistential(
+                    ExtendedExistentialShape(of: wrapped)!, of: wrapped, in: type, offset: offset, path: path)
             case .other where BuiltinShape(of: wrapped) == .unknown:
                 addWords(
                     of: type, offset: offset, path: path,
@@ -432,6 +410,29 @@ final class TypePlan: Sendable {
                 // An optional of a value type that holds no reference needs no walk at all.
                 if TypePlan.of(wrapped).steps.isEmpty && TypePlan.of(wrapped).complete { return }
                 addEnumeration(type, offset: offset, path: path)
+            }
+        }
+
+        /// A constrained existential (`any P<T>`, `existential`) with its shape, stored as `type`:
+        /// itself, or an optional of it.
+        private mutating func addExtendedExistential(
+            _ shape: ExtendedExistentialShape, of existential: Any.Type, in type: Any.Type, offset: Int, path: String
+        ) {
+            let isOptional = type != existential
+            switch shape {
+            case .opaque where isOptional:
+                // nil is told by the container's extra inhabitants: read through the enum.
+                addEnumeration(type, offset: offset, path: path)
+            case .opaque: steps.append(.existential(offset: offset, path: path))
+            case .classBound: steps.append(.strong(offset: offset, path: path))  // an optional's nil: the null word
+            case .metatype: break
+            case .explicitLayout:
+                // A layout of its own: its words are compared with live objects.
+                addWords(
+                    of: type, offset: offset, path: path,
+                    why:
+                        "\(path): a constrained existential with a layout of its own (\(displayTypeName(existential))), not read"
+                )
             }
         }
 

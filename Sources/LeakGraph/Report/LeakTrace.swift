@@ -281,7 +281,7 @@ public enum LeakTrace {
         // kept in the parent's frames) is a task in the loop, below; a task holding only what it
         // awaits (storage of the standard library) is this one. A link from a child task to its
         // parent is never the cut.
-        let taskFrames = steps.first { type($0.from) == TaskNode.typeName && $0.label != "parent task" }
+        let taskFrames = steps.first { type($0.from) == TaskNode.typeName && $0.label != TaskNode.parentTaskLabel }
         let framesHoldUserObject =
             taskFrames.map { step in
                 let held = type(step.to)
@@ -304,7 +304,7 @@ public enum LeakTrace {
         if steps.contains(where: { type($0.from) == TaskNode.typeName }) {
             // A task in the loop: it waits on something only the loop holds, so it never finishes.
             // Its owner keeps its handle (`task._task`); a continuation that can resume it is no owner.
-            let handles = steps.filter { type($0.to) == TaskNode.typeName && $0.label != "parent task" }
+            let handles = steps.filter { type($0.to) == TaskNode.typeName && $0.label != TaskNode.parentTaskLabel }
             let held = userCapture.map { type($0.to) } ?? (framesHoldUserObject ? taskFrames.map { type($0.to) } : nil)
             let owner =
                 (handles.first { $0.label.hasSuffix("_task") } ?? (held == nil ? handles.first : nil))

@@ -96,7 +96,7 @@ final class ExternalSymbolizer: Sendable {
             }
             let lastJob = ending != nil || session.withLock { $0.jobs == 0 }
             ending?.end()
-            if lastJob { cache.withLock { $0.finishJob() } }
+            if lastJob { cache.withLock { $0.writeChanged() } }
         }
         return try body()
     }
@@ -180,11 +180,8 @@ final class ExternalSymbolizer: Sendable {
             else { return nil }
             toolBatches.add(1, ordering: .relaxed)
             for (position, index) in missing.enumerated() { lines[index] = answers[position] }
-            cache.withLock { cache in
-                cache.remember(image: image, kind: kind, offsets: asked, answers: Array(answers.prefix(asked.count)))
-            }
-            // Outside any job, written now; a job writes once, at its end.
-            if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.finishJob() } }
+            cache.withLock { $0.remember(image: image, kind: kind, offsets: asked, answers: answers) }
+            writeCacheOutsideJobs()
         }
         return lines.map { $0 ?? "" }
     }
@@ -279,8 +276,13 @@ final class ExternalSymbolizer: Sendable {
         demangled.withLock { cache in
             for (index, name) in missing.enumerated() { cache[name] = lines[index] }
         }
-        cache.withLock { $0.remember(demangled: Array(lines.prefix(missing.count)), of: missing, by: demangler) }
-        if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.finishJob() } }
+        cache.withLock { $0.remember(demangled: lines, of: missing, by: demangler) }
+        writeCacheOutsideJobs()
+    }
+
+    /// Outside any job, what the cache learned is written now; a job writes once, at its end.
+    private func writeCacheOutsideJobs() {
+        if session.withLock({ $0.jobs == 0 }) { cache.withLock { $0.writeChanged() } }
     }
 
     /// Runs a tool with a deadline; nil on failure.

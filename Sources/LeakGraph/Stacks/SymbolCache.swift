@@ -132,11 +132,6 @@ struct SymbolCache {
         }
     }
 
-    /// Adds this job's new answers and names to their files, then keeps nothing.
-    mutating func finishJob() {
-        writeChanged()
-    }
-
     /// Adds the new answers and names to their files (each rewritten whole through a temporary
     /// renamed over it; a file that describes another version of its image or tool starts again);
     /// failures are silent (a cache that cannot be written costs only time).

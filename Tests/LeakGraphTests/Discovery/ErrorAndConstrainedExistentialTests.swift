@@ -60,34 +60,34 @@ struct ErrorAndConstrainedExistentialTests {
         "an `any Error` value is read through its box: a struct error, an optional error, a class error in a Result",
         .enabled(if: readsErrorBoxes))
     func errorValuesAreRead() {
-        let checkpoint = LeakGraph.checkpoint()
-        let leaves = (0..<3).map { _ in Leaf(label: "held") }
-        let holder = ErrorHolder()
-        holder.failure = LeafFailure(leaf: leaves[0])
-        holder.lastFailure = LeafFailure(leaf: leaves[1])
-        holder.result = .failure(LeafFailureObject(leaf: leaves[2]))
-        let snapshot = LeakGraph.snapshot()
-        let reached = reachedLeaves(from: holder, snapshot: snapshot, checkpoint: checkpoint)
-        let ids = heldLeafIDs(snapshot: snapshot, checkpoint: checkpoint)
-        #expect(ids.count == 3)
-        #expect(ids.isSubset(of: reached), "every leaf an error holds is reached from the holder")
-        #expect(unread(snapshot: snapshot, checkpoint: checkpoint).isEmpty, "nothing of the holder is said unread")
-        withExtendedLifetime((holder, leaves)) {}
+        expectLeavesRead(what: "an error") { holder, leaves in
+            holder.failure = LeafFailure(leaf: leaves[0])
+            holder.lastFailure = LeafFailure(leaf: leaves[1])
+            holder.result = .failure(LeafFailureObject(leaf: leaves[2]))
+        }
     }
 
     @Test("a constrained existential (`any P<T>`) is read as its container: opaque, optional and class-bound")
     func constrainedExistentialsAreRead() {
+        expectLeavesRead(what: "a constrained existential") { holder, leaves in
+            holder.carrier = LeafCarrier(carried: leaves[0])
+            holder.maybeCarrier = LeafCarrier(carried: leaves[1])
+            holder.objectCarrier = LeafCarrierObject(carried: leaves[2])
+        }
+    }
+
+    /// Three leaves given to a holder by `fill` are each reached from it, and nothing of the holder
+    /// is said unread.
+    private func expectLeavesRead(what: String, _ fill: (ErrorHolder, [Leaf]) -> Void) {
         let checkpoint = LeakGraph.checkpoint()
         let leaves = (0..<3).map { _ in Leaf(label: "held") }
         let holder = ErrorHolder()
-        holder.carrier = LeafCarrier(carried: leaves[0])
-        holder.maybeCarrier = LeafCarrier(carried: leaves[1])
-        holder.objectCarrier = LeafCarrierObject(carried: leaves[2])
+        fill(holder, leaves)
         let snapshot = LeakGraph.snapshot()
         let reached = reachedLeaves(from: holder, snapshot: snapshot, checkpoint: checkpoint)
         let ids = heldLeafIDs(snapshot: snapshot, checkpoint: checkpoint)
         #expect(ids.count == 3)
-        #expect(ids.isSubset(of: reached), "every leaf a constrained existential holds is reached from the holder")
+        #expect(ids.isSubset(of: reached), "every leaf \(what) holds is reached from the holder")
         #expect(unread(snapshot: snapshot, checkpoint: checkpoint).isEmpty, "nothing of the holder is said unread")
         withExtendedLifetime((holder, leaves)) {}
     }

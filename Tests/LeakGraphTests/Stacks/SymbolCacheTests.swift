@@ -35,6 +35,13 @@ struct SymbolCacheTests {
         Substring(#"{"Address":"0x\#(String(address, radix: 16))","Data":{"Name":"g"}}"#)
     }
 
+    /// A cache that learned one code answer (at 0x10) for `image` and wrote it.
+    private func writeOneAnswer(for image: String, in directory: String) {
+        var cache = SymbolCache(directory: directory + "/symbols")
+        cache.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
+        cache.writeChanged()
+    }
+
     @Test("answers written by one cache are read back by the next, per kind and offset; errors are not kept")
     func roundTrip() throws {
         let directory = temporaryDirectory()
@@ -61,9 +68,7 @@ struct SymbolCacheTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = try makeImage(in: directory + "/images")
-        var first = SymbolCache(directory: directory + "/symbols")
-        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
-        first.writeChanged()
+        writeOneAnswer(for: image, in: directory)
         let same = SymbolCache(directory: directory + "/symbols")
         #expect(same.answers(image: image, kind: "CODE", offsets: [0x10]) == [String(answer(0x10, 1))])
         let otherTool = SymbolCache(directory: directory + "/symbols", tool: "another symbolizer")
@@ -78,9 +83,7 @@ struct SymbolCacheTests {
         let directory = temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let image = try makeImage(in: directory + "/images")
-        var first = SymbolCache(directory: directory + "/symbols")
-        first.remember(image: image, kind: "CODE", offsets: [0x10], answers: [answer(0x10, 1)])
-        first.writeChanged()
+        writeOneAnswer(for: image, in: directory)
         let file = SymbolCache.path(of: image, in: directory + "/symbols")
         let text = try String(contentsOfFile: file, encoding: .utf8)
         try (text + "CODE zz {}\nJUNK 20 {}\nCODE 30 not-json\nCODE 40\nCODE 50 \(answer(0x51, 5))\n").write(
