@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 uintptr_t lg_exported_word(const char *symbol) {
     const uintptr_t *word = dlsym(RTLD_DEFAULT, symbol);
@@ -23,6 +24,12 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
     *symbolName = info.dli_sname;
     *symbolAddress = (uintptr_t)info.dli_saddr;
     return 1;
+}
+
+int lg_contains_bytes(const void *bytes, size_t length, const void *needle, size_t needleLength) {
+    if (needleLength == 0) return 1;
+    if (bytes == NULL || needle == NULL || length < needleLength) return 0;
+    return memmem(bytes, length, needle, needleLength) != NULL;
 }
 
 int lg_atexit(void (*handler)(void)) { return atexit(handler); }

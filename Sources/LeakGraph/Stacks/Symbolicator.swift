@@ -34,11 +34,12 @@ public enum Symbolicator {
             if text.hasPrefix("partial apply for ") { text.removeFirst("partial apply for ".count) }
             // Closures in `main.swift`'s top-level code demangle with an empty context
             // (`closure #1 in `): name it.
-            // (Checked before replacing: Foundation's replace was a third of a big dump's
-            // symbolication, for names that almost never need it.)
+            // (Checked before replacing, as bytes: Foundation's replace was a third of a big
+            // dump's symbolication, and the standard library's `firstRange(of:)`, which walks
+            // characters, a twentieth of a test process's, for names that almost never need it.)
             if text.hasSuffix(" in ") {
                 text += "top-level code"
-            } else if text.utf8.count > 4, text.firstRange(of: " in  ") != nil {
+            } else if text.containsBytes(" in  ") {
                 text = text.replacingOccurrences(of: " in  ", with: " in top-level code ")
             }
             if file == "/<compiler-generated>" { return text + (image.map { " (\($0))" } ?? "") }
@@ -107,13 +108,15 @@ public enum Symbolicator {
     /// Combine leak is made by the line that subscribed, not by OpenCombine's internals.
     package static func userFrameIndex(in frames: [Frame], roots: [String]? = rootPackage) -> Int? {
         var start = 0
-        if let allocating = frames.prefix(24).firstIndex(where: { $0.function?.contains("__allocating_init") == true }),
+        if let allocating = frames.prefix(24).firstIndex(where: {
+            $0.function?.containsBytes("__allocating_init") == true
+        }),
             frames[..<allocating].allSatisfy({ $0.isInternal || isInitializer($0) })
         {
             start = allocating + 1
         }
         func isUserLine(_ frame: Frame) -> Bool {
-            !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").contains("__allocating_init")
+            !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").containsBytes("__allocating_init")
         }
         let candidates = frames.indices.dropFirst(start)
         return candidates.first { isUserLine(frames[$0]) && !isDependencyFile(frames[$0].file ?? "", roots: roots) }
@@ -125,7 +128,7 @@ public enum Symbolicator {
     /// `Pet.init()`, `Pet.init(name:)`: an initialiser, which a subclass's chain runs through.
     private static func isInitializer(_ frame: Frame) -> Bool {
         guard let function = frame.function else { return false }
-        return function.contains(".init(") && !function.hasPrefix("closure ")
+        return function.containsBytes(".init(") && !function.hasPrefix("closure ")
     }
 
     /// `snapshot` symbolicated when some stack or capturing closure has raw addresses only;
@@ -330,7 +333,7 @@ public enum Symbolicator {
     /// anywhere else outside the root package (the toolchain's libraries, built elsewhere).
     /// Without a known root package, only checkouts count.
     static func isDependencyFile(_ file: String, roots: [String]? = rootPackage) -> Bool {
-        if file.contains("/checkouts/") { return true }
+        if file.containsBytes("/checkouts/") { return true }
         // A path as reports show it (relative to its package) says nothing more.
         guard let roots, file.hasPrefix("/") else { return false }
         return !roots.contains { root in file.hasPrefix(root + "/") && !file.hasPrefix(root + "/.build/") }
@@ -357,7 +360,7 @@ public enum Symbolicator {
     }()
 
     static func isLeakGraphFile(_ file: String) -> Bool {
-        ownSourceDirectories.contains { file.contains($0) }
+        ownSourceDirectories.contains { file.containsBytes($0) }
     }
 
     /// Whether a mangled symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …).
@@ -367,45 +370,48 @@ public enum Symbolicator {
 
     private struct Located {
         let address: UInt
-        let image: String
+        /// The address looked up: a return address less one, inside the call.
+        let lookup: UInt
         let offset: UInt
-        let exportedSymbol: String?
+        /// The symbol table's name, looked up only for a frame the symbolizer could not name.
+        var exportedSymbol: String? = nil
     }
 
     private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: [Frame]] {
         var byImage: [String: [Located]] = [:]
         var result: [UInt: [Frame]] = [:]
+        var images = CodeImages()
         for address in addresses {
             let lookup = returnAddresses && address > 0 ? address - 1 : address
-            var path: UnsafePointer<CChar>?
-            var base: UInt = 0
-            var symbol: UnsafePointer<CChar>?
-            var symbolAddress: UInt = 0
-            guard lg_dladdr(lookup, &path, &base, &symbol, &symbolAddress) != 0, let path else {
+            guard let image = images.image(containing: lookup) else {
                 result[address] = [Frame(function: String(format: "0x%lx", address), image: nil, isInternal: true)]
                 continue
             }
-            let image = String(cString: path)
-            byImage[image, default: []].append(
-                Located(
-                    address: address, image: image, offset: lookup - base,
-                    exportedSymbol: symbol.map { String(cString: $0) }))
+            byImage[image.path, default: []].append(
+                Located(address: address, lookup: lookup, offset: lookup - image.base))
         }
         var externalResults: [String: [[ExternalSymbolizer.Result]]] = [:]
         var mangledNames: [String] = []
         for (image, located) in byImage {
-            if let found = ExternalSymbolizer.shared.symbolize(image: image, offsets: located.map(\.offset)) {
+            let found = ExternalSymbolizer.shared.symbolize(image: image, offsets: located.map(\.offset))
+            if let found {
                 externalResults[image] = found
                 mangledNames += found.joined().compactMap { $0.function?.hasPrefix("$s") == true ? $0.function : nil }
             }
-            mangledNames += located.compactMap { $0.exportedSymbol?.hasPrefix("$s") == true ? $0.exportedSymbol : nil }
+            // The symbol table names the outermost function where the symbolizer could not.
+            var named = located
+            for index in named.indices where found?[index].last?.function == nil {
+                named[index].exportedSymbol = CodeImages.exportedSymbol(at: named[index].lookup)
+                if let symbol = named[index].exportedSymbol, symbol.hasPrefix("$s") { mangledNames.append(symbol) }
+            }
+            byImage[image] = named
         }
         ExternalSymbolizer.shared.prefetchDemangled(Array(Set(mangledNames)))
         for (image, located) in byImage {
             let external = externalResults[image]
             let imageName = (image as NSString).lastPathComponent
             let isSystemImage =
-                image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.contains("/usr/lib/swift/")
+                image.hasPrefix("/usr/lib") || image.hasPrefix("/lib") || image.containsBytes("/usr/lib/swift/")
             for (index, entry) in located.enumerated() {
                 let chain = external?[index] ?? [ExternalSymbolizer.Result(function: nil, file: nil, line: nil)]
                 result[entry.address] = chain.enumerated().map { depth, found in

@@ -89,7 +89,9 @@ struct ConcurrencyStressTests {
         }
         for reader in readers { reader.start() }
         var verdicts: [String] = []
-        for _ in 0..<40 {
+        // Under LEAKGRAPH_TRACK=all each look walks every object of the test process (the other
+        // tests' too), a few tenths of a second each: fewer looks, the same race.
+        for _ in 0..<(LeakGraph.isTrackingAllObjects ? 10 : 40) {
             let (snapshot, report) = LeakGraph.findLeaks()
             let ids = Set(
                 snapshot.objects.filter { $0.id >= checkpoint.nextObjectID && $0.type.hasSuffix("ExternalPeer") }
@@ -110,10 +112,13 @@ struct ConcurrencyStressTests {
             while !stop.load(ordering: .acquiring) { _ = LeakGraph.findLeaks() }
         }
         snapshotter.start()
-        // Each deinit takes two snapshots (one full: every object of the process when
-        // LEAKGRAPH_TRACK=all), so the sanitizer jobs' scale of 0.1 matters here most.
+        // Each deinit takes two snapshots, one full: with LEAKGRAPH_TRACK=all that walks every
+        // object of the test process (tens of milliseconds, 150 s for 2,000 deinits), so whole-
+        // process runs make a tenth as many; the sanitizer jobs' scale of 0.1 matters here most.
         let stressScale = Double(ProcessInfo.processInfo.environment["LEAKGRAPH_STRESS_SCALE"] ?? "") ?? 1
-        for _ in 0..<max(100, Int(2_000 * stressScale)) { _ = ReentrantNode() }
+        let deinits =
+            LeakGraph.isTrackingAllObjects ? max(20, Int(200 * stressScale)) : max(100, Int(2_000 * stressScale))
+        for _ in 0..<deinits { _ = ReentrantNode() }
         stop.store(true, ordering: .releasing)
         while !snapshotter.isFinished { try await Task.sleep(for: .milliseconds(10)) }
         #expect(

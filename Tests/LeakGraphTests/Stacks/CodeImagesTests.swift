@@ -1,0 +1,77 @@
+import CLeakGraphSupport
+import Foundation
+import Testing
+
+@testable import LeakGraph
+
+/// A function of the test binary itself.
+private let aFunctionOfThisBinary: @convention(c) () -> Int32 = { 42 }
+
+/// `dlsym` over every loaded image.
+private func loadedSymbol(_ name: String) -> UInt {
+    UInt(bitPattern: dlsym(dlopen(nil, RTLD_NOW), name))
+}
+
+/// Finding an address's image from the images' code segments, as symbolication does, agrees with
+/// the loader's `dladdr` for every kind of image, and says when no image holds an address.
+struct CodeImagesTests {
+    /// `dladdr`'s image path and base for `address`.
+    private func loaderImage(of address: UInt) -> (path: String, base: UInt)? {
+        var path: UnsafePointer<CChar>?
+        var base: UInt = 0
+        var symbol: UnsafePointer<CChar>?
+        var symbolAddress: UInt = 0
+        guard lg_dladdr(address, &path, &base, &symbol, &symbolAddress) != 0, let path else { return nil }
+        return (String(cString: path), base)
+    }
+
+    @Test("code in the test binary, the Swift runtime, Foundation and libc: the image dladdr names, at its base")
+    func agreesWithTheLoader() throws {
+        let addresses: [UInt] = [
+            unsafeBitCast(aFunctionOfThisBinary, to: UInt.self), loadedSymbol("swift_retain"),
+            loadedSymbol(
+                "$s10Foundation17JSONSerializationC10jsonObject4with7optionsyp0A10Essentials4DataV_AC14ReadingOptionsVtKFZ"
+            ),
+            loadedSymbol("malloc"),
+        ].filter { $0 != 0 }
+        #expect(addresses.count >= 3)
+        var images = CodeImages()
+        for address in addresses {
+            let expected = try #require(loaderImage(of: address))
+            let image = images.image(containing: address)
+            let found = try #require(image)
+            #expect(found.path == expected.path)
+            #expect(found.base == expected.base)
+        }
+    }
+
+    @Test("an address no image holds has no image, and no exported symbol")
+    func unmappedAddress() {
+        var images = CodeImages()
+        let heap = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+        defer { heap.deallocate() }
+        #expect(images.image(containing: UInt(bitPattern: heap)) == nil)
+        #expect(images.image(containing: 8) == nil)
+        #expect(CodeImages.exportedSymbol(at: 8) == nil)
+    }
+
+    @Test("the nearest exported symbol is the loader's")
+    func exportedSymbol() throws {
+        let malloc = loadedSymbol("malloc")
+        #expect(malloc != 0)
+        let name = try #require(CodeImages.exportedSymbol(at: malloc + 1))
+        #expect(name.containsBytes("malloc"))
+    }
+
+    @Test("a byte search finds what is there, at either end, and nothing else")
+    func byteSearch() {
+        #expect("/src/.build/checkouts/x.swift".containsBytes("/checkouts/"))
+        #expect("closure #1 in  x".containsBytes(" in  "))
+        #expect(!"closure #1 in x".containsBytes(" in  "))
+        #expect("abc".containsBytes("abc"))
+        #expect("abc".containsBytes(""))
+        #expect(!"ab".containsBytes("abc"))
+        #expect(!"".containsBytes("a"))
+        #expect("naïve café".containsBytes("café"))
+    }
+}
