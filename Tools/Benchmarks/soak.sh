@@ -8,6 +8,8 @@
 #
 #   Tools/Benchmarks/soak.sh            10 minutes, a dump every minute
 #   SECONDS_TO_RUN=60 DUMP_EVERY=15 Tools/Benchmarks/soak.sh     the one-minute version CI runs
+#   LEAKGRAPH_CLI=path/to/leakgraph ...     the tool that reads the final dump (default: the debug
+#                                           build in .build, built when missing)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,6 +19,8 @@ max_growth=${MAX_GROWTH_PERCENT:-25}
 cd "$root"
 swift build -c release --product server-example >&2
 server=$root/.build/release/server-example
+cli=${LEAKGRAPH_CLI:-$root/.build/debug/leakgraph}
+[ -x "$cli" ] || swift build --product leakgraph >&2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 LEAKGRAPH_TRACK=all LEAKGRAPH_DUMP_DIR="$work/dumps" LEAKGRAPH_DUMP_ON=exit,term,usr1 \
@@ -53,7 +57,7 @@ warm_rss=$(rss "$warm")
 end_rss=$(rss "$last")
 snapshot_ms=$(sed -n 's/.*liveObjects-ms=\([0-9.]*\).*/\1/p' "$work/out" | sort -n | awk '{a[NR]=$1} END {print a[int(NR/2)+1]}')
 growth=$(( (end_rss - warm_rss) * 100 / warm_rss ))
-leaks=$("$root/.build/debug/leakgraph" report "$final" >/dev/null 2>&1 && echo 0 || echo $?)
+leaks=$("$cli" report "$final" >/dev/null 2>&1 && echo 0 || echo $?)
 # The series, about ten points over the run: where memory steps, and whether it keeps climbing.
 step=$(( run_for / 10 > 1 ? run_for / 10 : 1 ))
 series=$(for t in $(seq "$step" "$step" "$last"); do r=$(rss "$t"); [ -n "$r" ] && printf '%ss:%s ' "$t" "$r"; done)
