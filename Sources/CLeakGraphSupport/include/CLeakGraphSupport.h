@@ -68,18 +68,18 @@ uintptr_t lg_exported_word(const char *symbol);
 int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
               const char **symbolName, uintptr_t *symbolAddress);
 
-/// One executable segment of a loaded image: `[start, end)`.
+/// One loaded segment of an image (code or data): `[start, end)`.
 typedef struct {
     uintptr_t start;
     uintptr_t end;
-} lg_code_range;
+} lg_image_segment;
 
-/// The executable segments of every loaded image (dl_iterate_phdr, Linux): up to `capacity`
-/// written to `ranges`, in the loader's order; returns how many there are (more than `capacity`:
-/// call again with room). 0 where the platform has no dl_iterate_phdr. Finding an address's
-/// image here is a search of a few dozen ranges; dladdr also looks for the nearest symbol,
-/// which glibc does by a scan of the image's symbol table.
-size_t lg_code_ranges(lg_code_range *ranges, size_t capacity);
+/// The loaded segments of every image (dl_iterate_phdr, Linux): up to `capacity` written to
+/// `segments`, in the loader's order; returns how many there are (more than `capacity`: call
+/// again with room). 0 where the platform has no dl_iterate_phdr. Finding an address's image
+/// here is a search of a few hundred segments; dladdr also looks for the nearest symbol, which
+/// glibc does by a scan of the image's symbol table.
+size_t lg_image_segments(lg_image_segment *segments, size_t capacity);
 
 /// Whether the `needleLength` bytes at `needle` occur in the `length` bytes at `bytes` (memmem,
 /// which Swift's Glibc module does not show).

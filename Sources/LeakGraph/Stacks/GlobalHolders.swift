@@ -23,13 +23,10 @@ enum GlobalHolders {
         guard count > 0 else { return [:] }
         // By image: one symbolizer run each.
         var byImage: [String: [(slot: Int, offset: UInt)]] = [:]
+        var images = LoadedImages()
         for index in 0..<count {
-            var path: UnsafePointer<CChar>?
-            var base: UInt = 0
-            var symbol: UnsafePointer<CChar>?
-            var symbolAddress: UInt = 0
-            guard lg_dladdr(slots[index], &path, &base, &symbol, &symbolAddress) != 0, let path else { continue }
-            byImage[String(cString: path), default: []].append((index, slots[index] - base))
+            guard let image = images.image(containing: slots[index]) else { continue }
+            byImage[image.path, default: []].append((index, slots[index] - image.base))
         }
         var result: [UInt: [String]] = [:]
         var namesByImage: [String: [String?]] = [:]

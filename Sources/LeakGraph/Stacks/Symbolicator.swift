@@ -380,7 +380,7 @@ public enum Symbolicator {
     private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: [Frame]] {
         var byImage: [String: [Located]] = [:]
         var result: [UInt: [Frame]] = [:]
-        var images = CodeImages()
+        var images = LoadedImages()
         for address in addresses {
             let lookup = returnAddresses && address > 0 ? address - 1 : address
             guard let image = images.image(containing: lookup) else {
@@ -401,7 +401,7 @@ public enum Symbolicator {
             // The symbol table names the outermost function where the symbolizer could not.
             var named = located
             for index in named.indices where found?[index].last?.function == nil {
-                named[index].exportedSymbol = CodeImages.exportedSymbol(at: named[index].lookup)
+                named[index].exportedSymbol = LoadedImages.exportedSymbol(at: named[index].lookup)
                 if let symbol = named[index].exportedSymbol, symbol.hasPrefix("$s") { mangledNames.append(symbol) }
             }
             byImage[image] = named

@@ -20,3 +20,17 @@ extension String {
         }
     }
 }
+
+extension Substring {
+    /// Whether `text` occurs in this substring, its UTF-8 bytes compared (see
+    /// ``Swift/String/containsBytes(_:)``).
+    func containsBytes(_ text: String) -> Bool {
+        var haystack = self
+        var needle = text
+        return haystack.withUTF8 { haystack in
+            needle.withUTF8 { needle in
+                lg_contains_bytes(haystack.baseAddress, haystack.count, needle.baseAddress, needle.count) != 0
+            }
+        }
+    }
+}
