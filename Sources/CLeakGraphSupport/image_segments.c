@@ -7,6 +7,7 @@
 
 #if defined(__linux__)
 #include <link.h>
+#include <unistd.h>
 
 typedef struct {
     lg_image_segment *segments;
@@ -14,17 +15,27 @@ typedef struct {
     size_t count;
 } lg_segment_list;
 
-// Called with the loader's lock held: it only copies numbers (no dladdr here, which takes
-// another loader lock a concurrent dlopen may hold while it waits for this one).
+// Called with the loader's lock held: it only copies numbers and the loader's own name pointers
+// (no dladdr here, which takes another loader lock a concurrent dlopen may hold while it waits
+// for this one).
 static int lg_add_image_segments(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     lg_segment_list *list = data;
+    // Where the image is mapped from, as the loader's `l_map_start`: its lowest loaded page.
+    uintptr_t lowest = UINTPTR_MAX;
+    for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
+        const ElfW(Phdr) *header = &info->dlpi_phdr[index];
+        if (header->p_type == PT_LOAD && header->p_vaddr < lowest) lowest = header->p_vaddr;
+    }
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t base = info->dlpi_addr + (lowest & ~(page - 1));
     for (ElfW(Half) index = 0; index < info->dlpi_phnum; index++) {
         const ElfW(Phdr) *header = &info->dlpi_phdr[index];
         if (header->p_type != PT_LOAD || header->p_memsz == 0) continue;
         if (list->count < list->capacity) {
             uintptr_t start = info->dlpi_addr + header->p_vaddr;
-            list->segments[list->count] = (lg_image_segment){start, start + header->p_memsz};
+            list->segments[list->count] =
+                (lg_image_segment){start, start + header->p_memsz, info->dlpi_name ? info->dlpi_name : "", base};
         }
         list->count++;
     }

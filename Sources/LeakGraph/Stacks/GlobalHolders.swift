@@ -23,7 +23,7 @@ enum GlobalHolders {
         guard count > 0 else { return [:] }
         // By image: one symbolizer run each.
         var byImage: [String: [(slot: Int, offset: UInt)]] = [:]
-        var images = LoadedImages()
+        let images = LoadedImages()
         for index in 0..<count {
             guard let image = images.image(containing: slots[index]) else { continue }
             byImage[image.path, default: []].append((index, slots[index] - image.base))

@@ -1,30 +1,35 @@
 import CLeakGraphSupport
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Which loaded image holds an address (code or a global), and where that image starts, for one
-/// symbolication pass: the images' segments are read once (`lg_image_segments`), an address is
-/// found by a binary search, and each image is named by one `dladdr` the first time an address in
-/// it is asked for. A `dladdr` per address was most of a test process's symbolication: glibc's
-/// also looks for the nearest exported symbol, scanning the image's whole symbol table (about a
-/// millisecond in a big test binary), and that symbol is needed only for a frame the symbolizer
-/// cannot name (``exportedSymbol(at:)``).
+/// symbolication pass: the images' segments, paths and bases are read once from the loader's list
+/// (`lg_image_segments`), and an address is found by a binary search. A `dladdr` per address was
+/// most of a test process's symbolication: glibc's also looks for the nearest exported symbol,
+/// scanning the image's whole symbol table (about a millisecond in a big test binary), and that
+/// symbol is needed only for a frame the symbolizer cannot name (``exportedSymbol(at:)``).
 struct LoadedImages {
-    /// A loaded image as `dladdr` names it.
+    /// A loaded image.
     struct Image {
-        /// Its file, as the loader knows it.
+        /// Its file, as the loader knows it (the main program: the file `/proc/self/exe` names).
         let path: String
-        /// Where it is loaded: an address minus this is what the symbolizer is asked.
+        /// Where it is mapped from: an address minus this is what the symbolizer is asked.
         let base: UInt
     }
 
     /// The segments, by start address.
     private let segments: [lg_image_segment]
-    /// Each segment's image once named: nil not yet asked, `.some(nil)` when `dladdr` knew none.
-    private var images: [Image??]
+    /// Each segment's image.
+    private let images: [Image]
 
-    /// The images loaded now (one read of the loader's list; an image loaded later is found by
-    /// `dladdr` alone).
+    /// The images loaded now (one read of the loader's list; an address outside them, in an
+    /// image loaded later, is asked of `dladdr`).
     init() {
-        var segments = [lg_image_segment](repeating: lg_image_segment(), count: 64)
+        var segments = [lg_image_segment](repeating: lg_image_segment(), count: 128)
         while true {
             let count = segments.withUnsafeMutableBufferPointer { lg_image_segments($0.baseAddress, $0.count) }
             if count <= segments.count {
@@ -34,11 +39,20 @@ struct LoadedImages {
             segments = [lg_image_segment](repeating: lg_image_segment(), count: count)
         }
         self.segments = segments.sorted { $0.start < $1.start }
-        images = [Image??](repeating: nil, count: segments.count)
+        // Named at once, while the loader's strings are surely there.
+        var names: [UnsafePointer<CChar>: String] = [:]
+        images = self.segments.map { segment in
+            let path =
+                segment.path.pointee == 0
+                ? Self.executablePath
+                : names[segment.path] ?? String(cString: segment.path)
+            names[segment.path] = path
+            return Image(path: path, base: segment.base)
+        }
     }
 
     /// The image holding `address`, or nil when no loaded image does.
-    mutating func image(containing address: UInt) -> Image? {
+    func image(containing address: UInt) -> Image? {
         var low = 0
         var high = segments.count
         while low < high {
@@ -46,14 +60,18 @@ struct LoadedImages {
             if segments[middle].start <= address { low = middle + 1 } else { high = middle }
         }
         let index = low - 1
-        // Outside every segment read (an image loaded since, a platform without the list):
-        // the loader is asked for this address alone.
         guard index >= 0, address < segments[index].end else { return Self.named(address) }
-        if let known = images[index] { return known }
-        let named = Self.named(segments[index].start)
-        images[index] = .some(named)
-        return named
+        return images[index]
     }
+
+    /// The main program's file (the loader's list names it ""; `dladdr` says `argv[0]`, which
+    /// is relative when the program was started so).
+    private static let executablePath: String = {
+        var buffer = [CChar](repeating: 0, count: 4097)
+        let length = readlink("/proc/self/exe", &buffer, 4096)
+        guard length > 0 else { return CommandLine.arguments.first ?? "" }
+        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }()
 
     /// The exported symbol `dladdr` finds nearest below `address`, or nil: the name of a frame
     /// the symbolizer could not name (a library without debug information).

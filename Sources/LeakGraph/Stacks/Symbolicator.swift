@@ -380,7 +380,7 @@ public enum Symbolicator {
     private static func resolve(_ addresses: [UInt], returnAddresses: Bool) -> [UInt: [Frame]] {
         var byImage: [String: [Located]] = [:]
         var result: [UInt: [Frame]] = [:]
-        var images = LoadedImages()
+        let images = LoadedImages()
         for address in addresses {
             let lookup = returnAddresses && address > 0 ? address - 1 : address
             guard let image = images.image(containing: lookup) else {
