@@ -212,6 +212,9 @@ final class ExternalSymbolizer: Sendable {
     /// One line of `llvm-symbolizer --output-style=JSON`: `{"Address", "Symbol": [{"FunctionName",
     /// "FileName", "Line", "StartLine", …}, …]}`, innermost frame first.
     static func parseJSONFrames(_ line: Substring) -> [Result] {
+        if let frames = SymbolizerAnswer.frames(line) {
+            return frames.isEmpty ? [Result(function: nil, file: nil, line: nil)] : frames
+        }
         guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             let symbols = object["Symbol"] as? [[String: Any]], !symbols.isEmpty
         else { return [Result(function: nil, file: nil, line: nil)] }
