@@ -111,11 +111,20 @@ struct SymbolCache {
     func demangled(_ names: [String], by demangler: String) -> [String?] {
         var found = [String?](repeating: nil, count: names.count)
         guard let directory, let identity = Self.identity(of: demangler) else { return found }
-        // By a hash of the name's bytes: only a line whose name may be wanted becomes a string.
+        // By the name's length and last bytes (mangled names share long prefixes, not ends): only a
+        // line whose name may be wanted is hashed, and only a wanted one becomes a string.
         var wanted: [UInt64: [Int]] = [:]
-        for (index, name) in names.enumerated() { wanted[Self.hash(name.utf8), default: []].append(index) }
+        var maybeWanted: Set<UInt64> = []
+        for (index, name) in names.enumerated() {
+            wanted[Self.hash(name.utf8), default: []].append(index)
+            maybeWanted.insert(Array(name.utf8).withUnsafeBytes { Self.lengthAndEnd(of: $0) })
+        }
         Self.scan(Self.path(of: demangler, in: directory, suffix: ".names"), header: "LGNAMES1 " + identity) { line in
-            guard let tab = line.firstIndex(of: 0x09), let indices = wanted[Self.hash(line[..<tab])] else { return }
+            guard let start = line.baseAddress, let tabByte = memchr(start, 0x09, line.count) else { return }
+            let tab = start.distance(to: UnsafeRawPointer(tabByte))
+            guard maybeWanted.contains(Self.lengthAndEnd(of: UnsafeRawBufferPointer(rebasing: line[..<tab]))),
+                let indices = wanted[Self.hash(line[..<tab])]
+            else { return }
             let name = String(decoding: line[..<tab], as: UTF8.self)
             let text = String(decoding: line[(tab + 1)...], as: UTF8.self)
             for index in indices where found[index] == nil && names[index] == name { found[index] = text }
@@ -177,7 +186,10 @@ struct SymbolCache {
         let headerBytes = Array(header.utf8)
         var start = 0
         var lineNumber = 0
-        for index in 0..<size where bytes[index] == 0x0A {
+        // Line ends found by `memchr`: a loop over every byte in Swift was most of a scan (a test
+        // binary's file is megabytes, scanned once per image and kind in each dump).
+        while start < size, let found = memchr(mapping + start, 0x0A, size - start) {
+            let index = mapping.distance(to: found)
             let line = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
             if lineNumber == 0 {
                 guard line.elementsEqual(headerBytes) else { return }
@@ -188,6 +200,13 @@ struct SymbolCache {
             lineNumber += 1
             start = index + 1
         }
+    }
+
+    /// A name's length and its last seven bytes, in one word: a cheap first test of a line's name.
+    private static func lengthAndEnd(of name: UnsafeRawBufferPointer) -> UInt64 {
+        var end: UInt64 = 0
+        for byte in name.suffix(7) { end = end << 8 | UInt64(byte) }
+        return end ^ UInt64(truncatingIfNeeded: name.count) << 56
     }
 
     /// FNV-1a of `bytes`.

@@ -102,10 +102,17 @@ struct SymbolCacheTests {
         let tool = try makeImage(in: directory + "/tools")
         var first = SymbolCache(directory: directory + "/symbols")
         #expect(first.demangled(["$s1A1BV"], by: tool) == [nil])
-        first.remember(demangled: ["A.B"], of: ["$s1A1BV"], by: tool)
+        // Two names of one length and ending (a line is first matched by those): each its own.
+        first.remember(
+            demangled: ["A.B", "Alpha.B", "Betaa.B"], of: ["$s1A1BV", "$s10AlphaXXXXX1BV", "$s10BetaaXXXXX1BV"],
+            by: tool)
         first.writeChanged()
         let second = SymbolCache(directory: directory + "/symbols")
         #expect(second.demangled(["$s1A1BV", "$s1A1CV"], by: tool) == ["A.B", nil])
+        #expect(
+            second.demangled(["$s10BetaaXXXXX1BV", "$s10GammaXXXXX1BV", "$s10AlphaXXXXX1BV"], by: tool) == [
+                "Betaa.B", nil, "Alpha.B",
+            ])
         _ = try makeImage(in: directory + "/tools", bytes: 64)  // another version of the tool
         let third = SymbolCache(directory: directory + "/symbols")
         #expect(third.demangled(["$s1A1BV"], by: tool) == [nil])
