@@ -246,7 +246,7 @@ struct SymbolCache {
     /// Whether `line` is the tool's answer for `offset`: one JSON object naming that address, not
     /// an error (an answer to keep).
     ///
-    /// Searched as bytes (``Swift/String/containsBytes(_:)``): Foundation's `contains` bridged each
+    /// Searched as bytes (``Swift/Substring/containsBytes(_:)``): Foundation's `contains` bridged each
     /// line to an `NSString`, a tenth of a test process's dump.
     static func isAnswer(_ line: Substring, for offset: UInt) -> Bool {
         let line = String(line)
