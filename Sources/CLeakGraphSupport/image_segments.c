@@ -9,10 +9,12 @@
 #include <link.h>
 #include <unistd.h>
 
+// What the loader's callback fills: `count` segments seen, the first `capacity` of them written.
 typedef struct {
     lg_image_segment *segments;
     size_t capacity;
     size_t count;
+    int imagesSeen;  // the loader lists the main program first
 } lg_segment_list;
 
 // Called with the loader's lock held: it only copies numbers and the loader's own name pointers
@@ -34,16 +36,17 @@ static int lg_add_image_segments(struct dl_phdr_info *info, size_t size, void *d
         if (header->p_type != PT_LOAD || header->p_memsz == 0) continue;
         if (list->count < list->capacity) {
             uintptr_t start = info->dlpi_addr + header->p_vaddr;
-            list->segments[list->count] =
-                (lg_image_segment){start, start + header->p_memsz, info->dlpi_name ? info->dlpi_name : "", base};
+            list->segments[list->count] = (lg_image_segment){
+                start, start + header->p_memsz, info->dlpi_name ? info->dlpi_name : "", base, list->imagesSeen == 0};
         }
         list->count++;
     }
+    list->imagesSeen++;
     return 0;
 }
 
 size_t lg_image_segments(lg_image_segment *segments, size_t capacity) {
-    lg_segment_list list = {segments, capacity, 0};
+    lg_segment_list list = {segments, capacity, 0, 0};
     dl_iterate_phdr(lg_add_image_segments, &list);
     return list.count;
 }

@@ -19,8 +19,13 @@ max_growth=${MAX_GROWTH_PERCENT:-25}
 cd "$root"
 swift build -c release --product server-example >&2
 server=$root/.build/release/server-example
-cli=${LEAKGRAPH_CLI:-$root/.build/debug/leakgraph}
-[ -x "$cli" ] || swift build --product leakgraph >&2
+if [ -n "${LEAKGRAPH_CLI:-}" ]; then
+  cli=$LEAKGRAPH_CLI
+  [ -x "$cli" ] || { echo "soak: LEAKGRAPH_CLI=$cli is not an executable" >&2; exit 2; }
+else
+  cli=$root/.build/debug/leakgraph
+  [ -x "$cli" ] || swift build --product leakgraph >&2
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 LEAKGRAPH_TRACK=all LEAKGRAPH_DUMP_DIR="$work/dumps" LEAKGRAPH_DUMP_ON=exit,term,usr1 \

@@ -69,13 +69,14 @@ int lg_dladdr(uintptr_t address, const char **objectPath, uintptr_t *objectBase,
               const char **symbolName, uintptr_t *symbolAddress);
 
 /// One loaded segment of an image (code or data): `[start, end)`, with its image's path as the
-/// loader knows it ("" for the main program; valid while the image stays loaded) and the address
-/// the image is mapped from (dladdr's `dli_fbase`).
+/// loader knows it ("" for the main program; valid while the image stays loaded), the address
+/// the image is mapped from (dladdr's `dli_fbase`), and whether the image is the main program.
 typedef struct {
     uintptr_t start;
     uintptr_t end;
     const char *path;
     uintptr_t base;
+    int isMainProgram;
 } lg_image_segment;
 
 /// The loaded segments of every image (dl_iterate_phdr, Linux): up to `capacity` written to

@@ -152,14 +152,16 @@ struct SourceCache {
         return nil
     }
 
-    /// `text` split at its line feeds (as bytes: a split by characters was half the time a big
-    /// dump spent on declarations).
+    /// `text` split at its line feeds, a carriage return before one dropped (as bytes: a split by
+    /// characters was half the time a big dump spent on declarations).
     private static func lines(of text: String) -> [Substring] {
         let bytes = text.utf8
         var lines: [Substring] = []
         var start = bytes.startIndex
         for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
-            lines.append(text[start..<index])
+            var end = index
+            if end > start, bytes[bytes.index(before: end)] == UInt8(ascii: "\r") { end = bytes.index(before: end) }
+            lines.append(text[start..<end])
             start = bytes.index(after: index)
         }
         lines.append(text[start...])

@@ -27,8 +27,15 @@ struct LoadedImages {
     private let images: [Image]
 
     /// The images loaded now (one read of the loader's list; an address outside them, in an
-    /// image loaded later, is asked of `dladdr`).
+    /// image loaded later, is asked of `dladdr`). In a forked child the list is not read: the
+    /// loader's list lock (`dl_iterate_phdr`) is not reset by `fork`, and another thread of the
+    /// parent may have held it; every address is then asked of `dladdr`, whose lock `fork` resets.
     init() {
+        guard lg_is_forked_child() == 0 else {
+            segments = []
+            images = []
+            return
+        }
         var segments = [lg_image_segment](repeating: lg_image_segment(), count: 128)
         while true {
             let count = segments.withUnsafeMutableBufferPointer { lg_image_segments($0.baseAddress, $0.count) }
@@ -39,13 +46,19 @@ struct LoadedImages {
             segments = [lg_image_segment](repeating: lg_image_segment(), count: count)
         }
         self.segments = segments.sorted { $0.start < $1.start }
-        // Named at once, while the loader's strings are surely there.
+        // Named right after the list was read (an image closed meanwhile would free its name: the
+        // same moment's risk as using the name `dladdr` returns).
         var names: [UnsafePointer<CChar>: String] = [:]
         images = self.segments.map { segment in
-            let path =
-                segment.path.pointee == 0
-                ? Self.executablePath
-                : names[segment.path] ?? String(cString: segment.path)
+            if segment.isMainProgram != 0, let executable = Self.executablePath {
+                return Image(path: executable, base: segment.base)
+            }
+            // An image the loader lists without a name (the main program whose file is gone):
+            // named as `dladdr` names it.
+            if segment.path.pointee == 0 {
+                return Image(path: Self.named(segment.start)?.path ?? "", base: segment.base)
+            }
+            let path = names[segment.path] ?? String(cString: segment.path)
             names[segment.path] = path
             return Image(path: path, base: segment.base)
         }
@@ -64,13 +77,15 @@ struct LoadedImages {
         return images[index]
     }
 
-    /// The main program's file (the loader's list names it ""; `dladdr` says `argv[0]`, which
-    /// is relative when the program was started so).
-    private static let executablePath: String = {
+    /// The main program's file, from `/proc/self/exe` (the loader's list names it ""; `dladdr`
+    /// says `argv[0]`, which is relative when the program was started so); nil when that is not
+    /// known or the file was replaced since (`… (deleted)`: `dladdr` names it then, as before).
+    private static let executablePath: String? = {
         var buffer = [CChar](repeating: 0, count: 4097)
         let length = readlink("/proc/self/exe", &buffer, 4096)
-        guard length > 0 else { return CommandLine.arguments.first ?? "" }
-        return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return path.hasSuffix(" (deleted)") ? nil : path
     }()
 
     /// The exported symbol `dladdr` finds nearest below `address`, or nil: the name of a frame
@@ -84,6 +99,7 @@ struct LoadedImages {
         return String(cString: symbol)
     }
 
+    /// The image `dladdr` finds for `address`, or nil.
     private static func named(_ address: UInt) -> Image? {
         var path: UnsafePointer<CChar>?
         var base: UInt = 0

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Reads `llvm-symbolizer`'s JSON answer for one address (`{"Address":…,"Symbol":[{…},…]}`)
 /// straight from its bytes: the functions, files and lines of its frames, nothing else.
 ///
@@ -16,16 +22,24 @@ enum SymbolizerAnswer {
         }
     }
 
+    /// A cursor over one line's bytes; each reader returns false or nil for what it does not take.
     private struct Reader {
+        /// The line.
         let bytes: UnsafeBufferPointer<UInt8>
+        /// The next byte to read.
         var position = 0
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
+        /// The whole line: one object whose `Symbol` array holds the frames, and nothing after it.
         mutating func answer() -> [ExternalSymbolizer.Result]? {
             var frames: [ExternalSymbolizer.Result] = []
+            var sawSymbols = false
             let complete = object { reader, key in
                 guard key == "Symbol" else { return reader.skipValue() }
+                // Twice is not the tool's output: left to the full parse.
+                guard !sawSymbols else { return false }
+                sawSymbols = true
                 return reader.array { reader in
                     guard let frame = reader.frame() else { return false }
                     frames.append(frame)
@@ -36,6 +50,7 @@ enum SymbolizerAnswer {
             return complete && position == bytes.count ? frames : nil
         }
 
+        /// One element of `Symbol`: a frame, innermost first.
         private mutating func frame() -> ExternalSymbolizer.Result? {
             var function: String?
             var file: String?
@@ -141,13 +156,45 @@ enum SymbolizerAnswer {
             case UInt8(ascii: "\""): return string() != nil
             case UInt8(ascii: "{"): return object { reader, _ in reader.skipValue() }
             case UInt8(ascii: "["): return array { reader in reader.skipValue() }
-            default:
+            case UInt8(ascii: "t"): return literal("true")
+            case UInt8(ascii: "f"): return literal("false")
+            case UInt8(ascii: "n"): return literal("null")
+            default: return number()
+            }
+        }
+
+        /// `word` (`true`, `false`, `null`) next, taken.
+        private mutating func literal(_ word: StaticString) -> Bool {
+            let length = word.utf8CodeUnitCount
+            guard bytes.count - position >= length,
+                memcmp(bytes.baseAddress! + position, word.utf8Start, length) == 0
+            else { return false }
+            position += length
+            return true
+        }
+
+        /// A JSON number next (`-`, digits, a fraction, an exponent), taken.
+        private mutating func number() -> Bool {
+            func digits() -> Int {
                 let start = position
-                while position < bytes.count, "-+.0123456789eEtruefalsn".utf8.contains(bytes[position]) {
+                while position < bytes.count, bytes[position] >= 0x30, bytes[position] <= 0x39 { position += 1 }
+                return position - start
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { return false }
+            if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+                position += 1
+                guard digits() > 0 else { return false }
+            }
+            if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+                position += 1
+                if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-")
+                {
                     position += 1
                 }
-                return position > start
+                guard digits() > 0 else { return false }
             }
+            return true
         }
 
         /// Skips spaces, then takes `byte` if it is next.
@@ -158,6 +205,7 @@ enum SymbolizerAnswer {
             return true
         }
 
+        /// Moves past spaces, tabs and line breaks.
         private mutating func skipSpace() {
             while position < bytes.count,
                 bytes[position] == 0x20 || bytes[position] == 0x09 || bytes[position] == 0x0A || bytes[position] == 0x0D

@@ -42,9 +42,15 @@ struct SymbolizerAnswerTests {
         #expect(ExternalSymbolizer.parseJSONFrames(error[...]).count == 1)
         #expect(ExternalSymbolizer.parseJSONFrames(error[...])[0].function == nil)
         #expect(SymbolizerAnswer.frames(#"{"Address":"0x10","Symbol":[]}"#[...])?.isEmpty == true)
+        // Values it does not want, of every kind, are skipped.
+        let skipped = #"{"A":[1,-2.5e+3,true,false,null,{"b":"c"}],"Symbol":[{"X":null,"FunctionName":"f","Line":3}]}"#
+        #expect(SymbolizerAnswer.frames(skipped[...])?.first?.function == "f")
         for malformed in [
             #"{"Address":"0x10","Symbol":[{"FunctionName":"f"}"#, #"{"Symbol":[{"Line":1.5}]}"#, "", "[]",
             #"{"Symbol":[{"FunctionName":"f"}]} trailing"#,
+            // Not JSON, or not what the tool prints: a bare word, a lone sign, two frame lists.
+            #"{"X":truefalse,"Symbol":[{"FunctionName":"f"}]}"#, #"{"X":-,"Symbol":[]}"#,
+            #"{"Symbol":[{"FunctionName":"f"}],"Symbol":[{"FunctionName":"g"}]}"#,
         ] {
             #expect(SymbolizerAnswer.frames(malformed[...]) == nil, "\(malformed)")
         }
