@@ -219,14 +219,9 @@ final class ExternalSymbolizer: Sendable {
             let symbols = object["Symbol"] as? [[String: Any]], !symbols.isEmpty
         else { return [Result(function: nil, file: nil, line: nil)] }
         return symbols.map { symbol in
-            let function = symbol["FunctionName"] as? String
-            let file = symbol["FileName"] as? String
-            let line = symbol["Line"] as? Int
-            let start = symbol["StartLine"] as? Int
-            return Result(
-                function: function.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 },
-                file: file.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 }, line: line,
-                startLine: start.flatMap { $0 > 0 ? $0 : nil })
+            Result(
+                answeredFunction: symbol["FunctionName"] as? String, file: symbol["FileName"] as? String,
+                line: symbol["Line"] as? Int, startLine: symbol["StartLine"] as? Int)
         }
     }
 
@@ -295,5 +290,16 @@ final class ExternalSymbolizer: Sendable {
                 path, arguments: arguments, input: input.map { Array($0.utf8) }, deadline: deadline)
         else { return nil }
         return String(decoding: output, as: UTF8.self)
+    }
+}
+
+extension ExternalSymbolizer.Result {
+    /// A frame as the tool's answer gives it: an empty or `??` name or file is unknown, and so is
+    /// a start line of 0 (the one reading of both `parseJSONFrames` and `SymbolizerAnswer`).
+    init(answeredFunction function: String?, file: String?, line: Int?, startLine: Int?) {
+        func known(_ text: String?) -> String? { text.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 } }
+        self.init(
+            function: known(function), file: known(file), line: line, startLine: startLine.flatMap { $0 > 0 ? $0 : nil }
+        )
     }
 }

@@ -249,8 +249,7 @@ struct SymbolCache {
     /// Searched as bytes (``Swift/Substring/containsBytes(_:)``): Foundation's `contains` bridged each
     /// line to an `NSString`, a tenth of a test process's dump.
     static func isAnswer(_ line: Substring, for offset: UInt) -> Bool {
-        let line = String(line)
-        return line.hasPrefix("{") && line.hasSuffix("}") && !line.containsBytes("\n")
+        line.hasPrefix("{") && line.hasSuffix("}") && !line.containsBytes("\n")
             && !line.containsBytes("\"Error\"")
             && line.containsBytes("\"Address\":\"0x" + String(offset, radix: 16) + "\"")
     }

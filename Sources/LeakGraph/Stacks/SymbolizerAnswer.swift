@@ -15,8 +15,8 @@ enum SymbolizerAnswer {
     /// The frames of `line`, innermost first; `[]` for an answer without frames (an error, an
     /// empty `Symbol`); nil when the line is not one this reader reads.
     static func frames(_ line: Substring) -> [ExternalSymbolizer.Result]? {
-        var text = String(line)
-        return text.withUTF8 { bytes in
+        var line = line
+        return line.withUTF8 { bytes in
             var reader = Reader(bytes: bytes)
             return reader.answer()
         }
@@ -74,10 +74,7 @@ enum SymbolizerAnswer {
                 }
             }
             guard complete else { return nil }
-            func known(_ text: String?) -> String? { text.flatMap { $0.isEmpty || $0 == "??" ? nil : $0 } }
-            return ExternalSymbolizer.Result(
-                function: known(function), file: known(file), line: line,
-                startLine: startLine.flatMap { $0 > 0 ? $0 : nil })
+            return ExternalSymbolizer.Result(answeredFunction: function, file: file, line: line, startLine: startLine)
         }
 
         /// `{ "key": value, … }`, each value read by `member`; whether all of it was read.
