@@ -264,6 +264,38 @@ static __thread int lg_memo_count = 0;
 // walks without the memo, which the interrupted walk is reading and rewriting.
 static __thread volatile int lg_memo_busy = 0;
 
+// Walks remembered whole, for a capture that repeats one exactly: a loop allocating at one line,
+// a subscription made again and again. A walk is a function of where it starts (pc, sp, and rbp
+// where a frame's rule uses it before any step has read it) and of the words its steps read —
+// each return address slot, and each saved rbp it loaded — the rules of a return address never
+// change once learned. So a capture that starts where a remembered walk started and finds every
+// one of those words unchanged is that walk, and takes its frames: one compare per word read
+// (about five instructions) instead of the memo's dozen a frame and a copy of its frames. The
+// walk at that same start but reached from another caller differs in some word and walks.
+// Up to lg_repeat_ways walks per thread (the same start may have several), replaced in turn.
+enum { lg_repeat_ways = 8, lg_repeat_frames = 40 };
+typedef struct {
+    uintptr_t pc, sp, rbp;
+    int rbpMatters;  // a rule used the starting rbp before any step had read one
+    int total;       // the frames asked for; 0 for an empty way
+    int frames;      // the frames the walk found (fewer than total when the stack ended)
+    int firstRead;   // (address, word) pairs fill `words` from here to its end
+    uintptr_t words[4 * lg_repeat_frames];
+    uintptr_t pcs[lg_repeat_frames];
+} lg_repeat_walk;
+static __thread lg_repeat_walk lg_repeats[lg_repeat_ways];
+static __thread int lg_repeat_next = 0;
+static __thread int lg_repeat_last = 0;  // the way that answered the thread's latest repeat
+// This thread's latest walks that were not repeats (a hash of each one's start and first frames):
+// a walk is remembered only when it is among them, as remembering costs about as much as the
+// walk, and a walk that is new (recursion, a first call) seldom comes again. As many as the ways:
+// a round of more walks than the ways could hold is not remembered at all (it would only evict).
+enum { lg_recent_walks = lg_repeat_ways };
+static __thread uintptr_t lg_recent_walk[lg_recent_walks];
+static __thread int lg_recent_next = 0;
+// Captures this thread answered from a remembered walk (for tests; a plain thread-local add).
+static __thread uint64_t lg_repeat_hits = 0;
+
 __attribute__((noinline)) static int lg_learn_stack_bounds(void) {
     lg_stack_known = -1;
     pthread_attr_t attributes;
@@ -475,12 +507,108 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return written;
 }
 
+// The frames of a remembered walk that started at `state`, asked for `total` frames, when every
+// word its steps read still holds what it read: frames [skip, total) go to `buffer`, their count
+// returned; -1 when no remembered walk fits. Every address read was in this thread's stack at or
+// above `state.sp` when remembered (the walk checks its bounds), and `state.sp` is the same.
+__attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_repeat_find(
+    const lg_frame_state *state, int total, uintptr_t *buffer, int skip) {
+    // From the way that answered last: a loop asks for the same walk again and again.
+    for (int tried = 0, way = lg_repeat_last; tried < lg_repeat_ways; tried++, way = (way + 1) & (lg_repeat_ways - 1)) {
+        const lg_repeat_walk *walk = &lg_repeats[way];
+        if (walk->total != total || walk->pc != state->pc || walk->sp != state->sp) continue;
+        if (walk->rbpMatters && walk->rbp != state->rbp) continue;
+        const uintptr_t *word = &walk->words[walk->firstRead];
+        const uintptr_t *end = &walk->words[4 * lg_repeat_frames];
+        while (word < end && *(const uintptr_t *)word[0] == word[1]) word += 2;
+        if (word != end) continue;
+        int written = walk->frames - skip;
+        if (written <= 0) return 0;
+        memcpy(buffer, &walk->pcs[skip], (size_t)written * sizeof(uintptr_t));
+        lg_repeat_hits++;
+        lg_repeat_last = way;
+        return written;
+    }
+    return -1;
+}
+
+// Whether the walk just made from `start` (lg_memo[0 ..< frames]) should be remembered: it is one
+// of the thread's latest walks. Either way it becomes one of them.
+__attribute__((always_inline)) static inline int lg_repeat_worth_remembering(const lg_frame_state *start, int frames) {
+    uintptr_t key = start->pc ^ (start->sp * 0x9E3779B97F4A7C15ull);
+    for (int index = 1; index < frames && index < 5; index++) key = (key ^ lg_memo[index].pc) * 0xBF58476D1CE4E5B9ull;
+    key |= 1;  // never 0, an empty entry
+    for (int index = 0; index < lg_recent_walks; index++) {
+        if (lg_recent_walk[index] == key) return 1;
+    }
+    lg_recent_walk[lg_recent_next] = key;
+    lg_recent_next = (lg_recent_next + 1) & (lg_recent_walks - 1);
+    return 0;
+}
+
+// Remembers the walk just made from `start` (its frames are lg_memo[0 ..< frames]): the words its
+// steps read, as they are now (no other code writes these frames while their functions run).
+// `frames < total`: the last frame's step ended the walk, and it is made again to know its reads.
+// A saved rbp a step read is kept only where a later frame's rule uses rbp before another step
+// reloads it (optimised Swift keeps no frame pointers: most of those words decide nothing), which
+// one pass from the outermost frame inwards tells. The words go in from the end of `words`.
+__attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repeat_remember(
+    const lg_frame_state *start, int total, int frames, uintptr_t high) {
+    if (total > lg_repeat_frames || frames < 1 || frames > total) return;
+    lg_repeat_walk *walk = &lg_repeats[lg_repeat_next];
+    walk->total = 0;  // empty until complete: a signal handler's capture cannot use it half made
+    const lg_frame_state *memo = lg_memo;
+    uintptr_t *word = &walk->words[4 * lg_repeat_frames];
+    int rbpNeeded = 0;  // a frame further out uses the rbp that the steps so far leave
+    if (frames < total) {
+        // The last frame's step ended the walk: whether it read a return address (of 0).
+        lg_frame_state last = memo[frames - 1];
+        lg_frame_state caller = {0, 0, 0, 0, 0};
+        if (lg_step(&last, &caller, high) != 0) return;
+        if (caller.sp != 0) {
+            word -= 2;
+            word[0] = caller.sp - 8;
+            word[1] = *(const uintptr_t *)(caller.sp - 8);
+        }
+        rbpNeeded = last.usesFramePointer != 0;
+    }
+    walk->pcs[frames - 1] = memo[frames - 1].pc;
+    for (int index = frames - 2; index >= 0; index--) {
+        const lg_frame_state *frame = &memo[index];
+        uintptr_t returnSlot = frame[1].sp - 8;
+        word -= 2;
+        word[0] = returnSlot;
+        word[1] = *(const uintptr_t *)returnSlot;
+        if (frame->rbpSlot != 0) {
+            if (rbpNeeded) {
+                word -= 2;
+                word[0] = frame->rbpSlot;
+                word[1] = *(const uintptr_t *)frame->rbpSlot;
+            }
+            rbpNeeded = 0;
+        }
+        rbpNeeded |= frame->usesFramePointer != 0;
+        walk->pcs[index] = frame->pc;
+    }
+    walk->pc = start->pc;
+    walk->sp = start->sp;
+    walk->rbp = start->rbp;
+    walk->rbpMatters = rbpNeeded;
+    walk->frames = frames;
+    walk->firstRead = (int)(word - walk->words);
+    __asm__ volatile("" ::: "memory");
+    walk->total = total;
+    lg_repeat_next = (lg_repeat_next + 1) & (lg_repeat_ways - 1);
+}
+
 // lg_walk, joining this thread's last walk where it reaches a frame of it at the same return
 // address and stack pointer, and leaving it at the first step that would read a different word
 // (rejoining further out); the last walk is then this one. A walk that meets a frame without a
 // rule leaves the last walk as it was.
 __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_with_memo(
-    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip, lg_frame_state *unknown) {
+    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip, lg_frame_state *unknown,
+    int remember) {
+    const lg_frame_state start = state;
     lg_frame_state *memo = lg_memo;
     int memoCount = lg_memo_count;
     // The walk is head (walked), then memo[joined ..< left] (reused), then tail (walked).
@@ -576,6 +704,8 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
     }
     int count = headCount + reused + tailCount;
     lg_memo_count = count;
+    if (remember && frames <= count && lg_repeat_worth_remembering(&start, frames))
+        lg_repeat_remember(&start, total, frames, high);
     int written = 0;
     for (int index = skip; index < frames; index++) buffer[written++] = memo[index].pc;
     return written;
@@ -611,11 +741,21 @@ __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
     }
     int written;
     lg_frame_state unknown;
+    int remember = 0;  // the walk may be remembered: no remembered one fits, and none was busy
+    if (total <= lg_repeat_frames && !lg_memo_busy) {
+        lg_memo_busy = 1;
+        __asm__ volatile("" ::: "memory");
+        written = lg_repeat_find(&state, total, buffer, skip);
+        remember = written < 0;
+        __asm__ volatile("" ::: "memory");
+        lg_memo_busy = 0;
+        if (written >= 0) return written;
+    }
     for (int learned = 0;; learned++) {
         if (total <= lg_memo_capacity && !lg_memo_busy) {
             lg_memo_busy = 1;
             __asm__ volatile("" ::: "memory");
-            written = lg_walk_with_memo(state, high, total, buffer, skip, &unknown);
+            written = lg_walk_with_memo(state, high, total, buffer, skip, &unknown, remember);
             __asm__ volatile("" ::: "memory");
             lg_memo_busy = 0;
         } else {
@@ -626,6 +766,14 @@ __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
     }
 }
 #endif
+
+uint64_t lg_stack_repeats_on_this_thread(void) {
+#if LG_LEARNED_RULES
+    return lg_repeat_hits;
+#else
+    return 0;
+#endif
+}
 
 int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity) {
 #if LG_LEARNED_RULES

@@ -39,6 +39,9 @@ int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip);
 /// unwinder alone (no rules, or a frame no rule fits) — lg_capture_stack_with_unwinder included.
 void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
                                  uint64_t *unwinderCaptures);
+/// How many of this thread's captures were answered from a remembered walk: a capture that starts
+/// where one of the thread's recent walks started and finds every word that walk read unchanged.
+uint64_t lg_stack_repeats_on_this_thread(void);
 
 /// Writes the learned frame rules of every loaded image that has some into `directory` (made if
 /// missing), one file per image named by its build id, as the exit does into the cache

@@ -67,6 +67,30 @@ struct LearnedFrameRulesTests {
         #expect(all.count == 0, "\(all.prefix(3))")
     }
 
+    @Test("a capture repeated from one place takes the walk it remembered, with libunwind's frames")
+    func repeatedCapture() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        // One thread throughout (no suspension point): the count is this thread's.
+        let before = lg_stack_repeats_on_this_thread()
+        var disagreements: [String] = []
+        for _ in 0..<20 { disagreements += Recursion(depth: 12).run() }
+        #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+        #expect(lg_stack_repeats_on_this_thread() - before >= 15)
+    }
+
+    @Test("the same capture site at the same depth, reached from another caller, is walked again")
+    func sameStartOtherCaller() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        // The two callers have identical frames: each capture starts at the same return address
+        // and stack pointer as the other's, and only the word naming the caller differs.
+        var disagreements: [String] = []
+        for round in 0..<40 {
+            disagreements += round % 2 == 0 ? captureFromCallerA() : captureFromCallerB()
+            disagreements += round % 3 == 0 ? captureFromCallerB() : captureFromCallerA()
+        }
+        #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+    }
+
     @Test("skipping a frame drops exactly the innermost one")
     func skipping() {
         let (full, skipped) = captureWithAndWithoutSkip()
@@ -121,6 +145,12 @@ private func compareCaptures() -> [String] {
     let hex = { (frames: [UInt]) in frames.prefix(8).map { String($0, radix: 16) }.joined(separator: " ") }
     return ["rules (\(fastCount)): \(hex(a)) vs libunwind (\(unwinderCount)): \(hex(b))"]
 }
+
+@inline(never)
+private func captureFromCallerA() -> [String] { compareCaptures() }
+
+@inline(never)
+private func captureFromCallerB() -> [String] { compareCaptures() }
 
 @inline(never)
 private func captureWithAndWithoutSkip() -> ([UInt], [UInt]) {
