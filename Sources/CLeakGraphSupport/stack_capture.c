@@ -507,24 +507,30 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return written;
 }
 
-// The frames of a remembered walk that started at `state`, asked for `total` frames, when every
-// word its steps read still holds what it read: frames [skip, total) go to `buffer`, their count
-// returned; -1 when no remembered walk fits. Every address read was in this thread's stack at or
-// above `state.sp` when remembered (the walk checks its bounds), and `state.sp` is the same.
+// The frames of the walk from `state` (frame 0) when a remembered walk fits: one from its caller,
+// frame 1 (`caller`), asked for `total - 1` frames, whose every word read still holds what it
+// read. Frames [skip, total) go to `buffer`, their count returned; -1 when none fits. Walks are
+// kept from frame 1 so that allocations at different lines of one function share one (frame 0
+// is stepped each time). Every address read was in this thread's stack at or above
+// `caller.sp` when remembered (the walk checks its bounds), and `caller.sp` is the same.
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_repeat_find(
-    const lg_frame_state *state, int total, uintptr_t *buffer, int skip) {
+    const lg_frame_state *state, const lg_frame_state *caller, int total, uintptr_t *buffer, int skip) {
     // From the way that answered last: a loop asks for the same walk again and again.
     for (int tried = 0, way = lg_repeat_last; tried < lg_repeat_ways; tried++, way = (way + 1) & (lg_repeat_ways - 1)) {
         const lg_repeat_walk *walk = &lg_repeats[way];
-        if (walk->total != total || walk->pc != state->pc || walk->sp != state->sp) continue;
-        if (walk->rbpMatters && walk->rbp != state->rbp) continue;
+        if (walk->total != total - 1 || walk->pc != caller->pc || walk->sp != caller->sp) continue;
+        if (walk->rbpMatters && walk->rbp != caller->rbp) continue;
         const uintptr_t *word = &walk->words[walk->firstRead];
         const uintptr_t *end = &walk->words[4 * lg_repeat_frames];
         while (word < end && *(const uintptr_t *)word[0] == word[1]) word += 2;
         if (word != end) continue;
-        int written = walk->frames - skip;
-        if (written <= 0) return 0;
-        memcpy(buffer, &walk->pcs[skip], (size_t)written * sizeof(uintptr_t));
+        int written = 0;
+        if (skip == 0) buffer[written++] = state->pc;
+        int from = skip > 0 ? skip - 1 : 0;
+        if (walk->frames > from) {
+            memcpy(&buffer[written], &walk->pcs[from], (size_t)(walk->frames - from) * sizeof(uintptr_t));
+            written += walk->frames - from;
+        }
         lg_repeat_hits++;
         lg_repeat_last = way;
         return written;
@@ -532,11 +538,11 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return -1;
 }
 
-// Whether the walk just made from `start` (lg_memo[0 ..< frames]) should be remembered: it is one
-// of the thread's latest walks. Either way it becomes one of them.
-__attribute__((always_inline)) static inline int lg_repeat_worth_remembering(const lg_frame_state *start, int frames) {
-    uintptr_t key = start->pc ^ (start->sp * 0x9E3779B97F4A7C15ull);
-    for (int index = 1; index < frames && index < 5; index++) key = (key ^ lg_memo[index].pc) * 0xBF58476D1CE4E5B9ull;
+// Whether the walk just made (lg_memo[0 ..< frames]), from frame 1 at `caller`, should be
+// remembered: it is one of the thread's latest walks. Either way it becomes one of them.
+__attribute__((always_inline)) static inline int lg_repeat_worth_remembering(const lg_frame_state *caller, int frames) {
+    uintptr_t key = caller->pc ^ (caller->sp * 0x9E3779B97F4A7C15ull);
+    for (int index = 2; index < frames && index < 6; index++) key = (key ^ lg_memo[index].pc) * 0xBF58476D1CE4E5B9ull;
     key |= 1;  // never 0, an empty entry
     for (int index = 0; index < lg_recent_walks; index++) {
         if (lg_recent_walk[index] == key) return 1;
@@ -546,34 +552,36 @@ __attribute__((always_inline)) static inline int lg_repeat_worth_remembering(con
     return 0;
 }
 
-// Remembers the walk just made from `start` (its frames are lg_memo[0 ..< frames]): the words its
-// steps read, as they are now (no other code writes these frames while their functions run).
-// `frames < total`: the last frame's step ended the walk, and it is made again to know its reads.
-// A saved rbp a step read is kept only where a later frame's rule uses rbp before another step
-// reloads it (optimised Swift keeps no frame pointers: most of those words decide nothing), which
-// one pass from the outermost frame inwards tells. The words go in from the end of `words`.
+// Remembers the walk just made (its frames are lg_memo[0 ..< frames]) from frame 1, `caller`
+// (the step from frame 0, made before the walk): the words its steps read, as they are now (no
+// other code writes these frames while their functions run). `frames < total`: the last frame's
+// step ended the walk, and it is made again to know its reads. A saved rbp a step read is kept
+// only where a later frame's rule uses rbp before another step reloads it (optimised Swift keeps
+// no frame pointers: most of those words decide nothing), which one pass from the outermost
+// frame inwards tells. The words go in from the end of `words`.
 __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repeat_remember(
-    const lg_frame_state *start, int total, int frames, uintptr_t high) {
-    if (total > lg_repeat_frames || frames < 1 || frames > total) return;
-    lg_repeat_walk *walk = &lg_repeats[lg_repeat_next];
-    walk->total = 0;  // empty until complete: a signal handler's capture cannot use it half made
+    const lg_frame_state *caller, int total, int frames, uintptr_t high) {
+    if (total - 1 > lg_repeat_frames || frames < 2 || frames > total) return;
     const lg_frame_state *memo = lg_memo;
+    if (memo[1].pc != caller->pc || memo[1].sp != caller->sp) return;
+    lg_repeat_walk *walk = &lg_repeats[lg_repeat_next];
+    walk->total = 0;  // empty until complete
     uintptr_t *word = &walk->words[4 * lg_repeat_frames];
     int rbpNeeded = 0;  // a frame further out uses the rbp that the steps so far leave
     if (frames < total) {
         // The last frame's step ended the walk: whether it read a return address (of 0).
         lg_frame_state last = memo[frames - 1];
-        lg_frame_state caller = {0, 0, 0, 0, 0};
-        if (lg_step(&last, &caller, high) != 0) return;
-        if (caller.sp != 0) {
+        lg_frame_state end = {0, 0, 0, 0, 0};
+        if (lg_step(&last, &end, high) != 0) return;
+        if (end.sp != 0) {
             word -= 2;
-            word[0] = caller.sp - 8;
-            word[1] = *(const uintptr_t *)(caller.sp - 8);
+            word[0] = end.sp - 8;
+            word[1] = *(const uintptr_t *)(end.sp - 8);
         }
         rbpNeeded = last.usesFramePointer != 0;
     }
-    walk->pcs[frames - 1] = memo[frames - 1].pc;
-    for (int index = frames - 2; index >= 0; index--) {
+    walk->pcs[frames - 2] = memo[frames - 1].pc;
+    for (int index = frames - 2; index >= 1; index--) {
         const lg_frame_state *frame = &memo[index];
         uintptr_t returnSlot = frame[1].sp - 8;
         word -= 2;
@@ -588,16 +596,16 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
             rbpNeeded = 0;
         }
         rbpNeeded |= frame->usesFramePointer != 0;
-        walk->pcs[index] = frame->pc;
+        walk->pcs[index - 1] = frame->pc;
     }
-    walk->pc = start->pc;
-    walk->sp = start->sp;
-    walk->rbp = start->rbp;
+    walk->pc = caller->pc;
+    walk->sp = caller->sp;
+    walk->rbp = caller->rbp;
     walk->rbpMatters = rbpNeeded;
-    walk->frames = frames;
+    walk->frames = frames - 1;
     walk->firstRead = (int)(word - walk->words);
     __asm__ volatile("" ::: "memory");
-    walk->total = total;
+    walk->total = total - 1;
     lg_repeat_next = (lg_repeat_next + 1) & (lg_repeat_ways - 1);
 }
 
@@ -607,8 +615,7 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
 // rule leaves the last walk as it was.
 __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_with_memo(
     lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip, lg_frame_state *unknown,
-    int remember) {
-    const lg_frame_state start = state;
+    const lg_frame_state *remember) {
     lg_frame_state *memo = lg_memo;
     int memoCount = lg_memo_count;
     // The walk is head (walked), then memo[joined ..< left] (reused), then tail (walked).
@@ -704,8 +711,8 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static int lg_walk_w
     }
     int count = headCount + reused + tailCount;
     lg_memo_count = count;
-    if (remember && frames <= count && lg_repeat_worth_remembering(&start, frames))
-        lg_repeat_remember(&start, total, frames, high);
+    if (remember != NULL && frames <= count && lg_repeat_worth_remembering(remember, frames))
+        lg_repeat_remember(remember, total, frames, high);
     int written = 0;
     for (int index = skip; index < frames; index++) buffer[written++] = memo[index].pc;
     return written;
@@ -741,15 +748,20 @@ __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
     }
     int written;
     lg_frame_state unknown;
-    int remember = 0;  // the walk may be remembered: no remembered one fits, and none was busy
-    if (total <= lg_repeat_frames && !lg_memo_busy) {
-        lg_memo_busy = 1;
-        __asm__ volatile("" ::: "memory");
-        written = lg_repeat_find(&state, total, buffer, skip);
-        remember = written < 0;
-        __asm__ volatile("" ::: "memory");
-        lg_memo_busy = 0;
-        if (written >= 0) return written;
+    // Frame 1, when the walk may be remembered: no remembered walk fits, and none was busy.
+    lg_frame_state caller;
+    const lg_frame_state *remember = NULL;
+    if (total >= 2 && total - 1 <= lg_repeat_frames && !lg_memo_busy) {
+        lg_frame_state first = state;
+        if (lg_step(&first, &caller, high) == 1) {
+            lg_memo_busy = 1;
+            __asm__ volatile("" ::: "memory");
+            written = lg_repeat_find(&state, &caller, total, buffer, skip);
+            __asm__ volatile("" ::: "memory");
+            lg_memo_busy = 0;
+            if (written >= 0) return written;
+            remember = &caller;
+        }
     }
     for (int learned = 0;; learned++) {
         if (total <= lg_memo_capacity && !lg_memo_busy) {
