@@ -274,14 +274,21 @@ static __thread volatile int lg_memo_busy = 0;
 // walk at that same start but reached from another caller differs in some word and walks.
 // Up to lg_repeat_ways walks per thread (the same start may have several), replaced in turn.
 enum { lg_repeat_ways = 8, lg_repeat_frames = 40 };
+// 1,008 bytes a way: what a step read is kept as its offset from the walk's start (`sp`, the
+// lowest of them: a thread's stack is far smaller than 4 GB) and the word, and the frames are the
+// return addresses read (a remembered walk's frame 1 is `pc`, frame k + 2 is returnWords[k]).
+// Static thread-locals are carved from every thread's stack by glibc: kept small.
 typedef struct {
-    uintptr_t pc, sp, rbp;
-    int rbpMatters;  // a rule used the starting rbp before any step had read one
-    int total;       // the frames asked for; 0 for an empty way
-    int frames;      // the frames the walk found (fewer than total when the stack ended)
-    int firstRead;   // (address, word) pairs fill `words` from here to its end
-    uintptr_t words[4 * lg_repeat_frames];
-    uintptr_t pcs[lg_repeat_frames];
+    uintptr_t pc, sp, rbp;  // frame 1's
+    int rbpMatters;         // a rule used frame 1's rbp before any step had read one
+    int total;              // the frames asked for, from frame 1; 0 for an empty way
+    int frames;             // the frames the walk found from frame 1 (fewer when the stack ended)
+    int returnReads;        // frames - 1, and one more when the last step read a return address of 0
+    int rbpReads;
+    uint32_t returnOffsets[lg_repeat_frames];
+    uint32_t rbpOffsets[lg_repeat_frames];
+    uintptr_t returnWords[lg_repeat_frames];
+    uintptr_t rbpWords[lg_repeat_frames];
 } lg_repeat_walk;
 static __thread lg_repeat_walk lg_repeats[lg_repeat_ways];
 static __thread int lg_repeat_next = 0;
@@ -520,16 +527,24 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         const lg_repeat_walk *walk = &lg_repeats[way];
         if (walk->total != total - 1 || walk->pc != caller->pc || walk->sp != caller->sp) continue;
         if (walk->rbpMatters && walk->rbp != caller->rbp) continue;
-        const uintptr_t *word = &walk->words[walk->firstRead];
-        const uintptr_t *end = &walk->words[4 * lg_repeat_frames];
-        while (word < end && *(const uintptr_t *)word[0] == word[1]) word += 2;
-        if (word != end) continue;
+        const unsigned char *base = (const unsigned char *)walk->sp;
+        int read = 0;
+        while (read < walk->returnReads
+               && *(const uintptr_t *)(base + walk->returnOffsets[read]) == walk->returnWords[read])
+            read++;
+        if (read != walk->returnReads) continue;
+        read = 0;
+        while (read < walk->rbpReads && *(const uintptr_t *)(base + walk->rbpOffsets[read]) == walk->rbpWords[read])
+            read++;
+        if (read != walk->rbpReads) continue;
+        // Frames [skip, total) of the walk from frame 0: frame 0, frame 1, then the return addresses.
         int written = 0;
         if (skip == 0) buffer[written++] = state->pc;
-        int from = skip > 0 ? skip - 1 : 0;
-        if (walk->frames > from) {
-            memcpy(&buffer[written], &walk->pcs[from], (size_t)(walk->frames - from) * sizeof(uintptr_t));
-            written += walk->frames - from;
+        if (skip <= 1) buffer[written++] = walk->pc;
+        int from = skip > 2 ? skip - 2 : 0;
+        if (walk->frames - 1 > from) {
+            memcpy(&buffer[written], &walk->returnWords[from], (size_t)(walk->frames - 1 - from) * sizeof(uintptr_t));
+            written += walk->frames - 1 - from;
         }
         lg_repeat_hits++;
         lg_repeat_last = way;
@@ -558,7 +573,7 @@ __attribute__((always_inline)) static inline int lg_repeat_worth_remembering(con
 // step ended the walk, and it is made again to know its reads. A saved rbp a step read is kept
 // only where a later frame's rule uses rbp before another step reloads it (optimised Swift keeps
 // no frame pointers: most of those words decide nothing), which one pass from the outermost
-// frame inwards tells. The words go in from the end of `words`.
+// frame inwards tells.
 __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repeat_remember(
     const lg_frame_state *caller, int total, int frames, uintptr_t high) {
     if (total - 1 > lg_repeat_frames || frames < 2 || frames > total) return;
@@ -566,44 +581,44 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
     if (memo[1].pc != caller->pc || memo[1].sp != caller->sp) return;
     lg_repeat_walk *walk = &lg_repeats[lg_repeat_next];
     walk->total = 0;  // empty until complete
-    uintptr_t *word = &walk->words[4 * lg_repeat_frames];
+    uintptr_t base = caller->sp;
     int rbpNeeded = 0;  // a frame further out uses the rbp that the steps so far leave
+    int returnReads = frames - 2;
+    int rbpReads = 0;
     if (frames < total) {
         // The last frame's step ended the walk: whether it read a return address (of 0).
         lg_frame_state last = memo[frames - 1];
         lg_frame_state end = {0, 0, 0, 0, 0};
         if (lg_step(&last, &end, high) != 0) return;
         if (end.sp != 0) {
-            word -= 2;
-            word[0] = end.sp - 8;
-            word[1] = *(const uintptr_t *)(end.sp - 8);
+            walk->returnOffsets[returnReads] = (uint32_t)(end.sp - 8 - base);
+            walk->returnWords[returnReads] = *(const uintptr_t *)(end.sp - 8);
+            returnReads++;
         }
         rbpNeeded = last.usesFramePointer != 0;
     }
-    walk->pcs[frames - 2] = memo[frames - 1].pc;
     for (int index = frames - 2; index >= 1; index--) {
         const lg_frame_state *frame = &memo[index];
         uintptr_t returnSlot = frame[1].sp - 8;
-        word -= 2;
-        word[0] = returnSlot;
-        word[1] = *(const uintptr_t *)returnSlot;
+        walk->returnOffsets[index - 1] = (uint32_t)(returnSlot - base);
+        walk->returnWords[index - 1] = *(const uintptr_t *)returnSlot;
         if (frame->rbpSlot != 0) {
             if (rbpNeeded) {
-                word -= 2;
-                word[0] = frame->rbpSlot;
-                word[1] = *(const uintptr_t *)frame->rbpSlot;
+                walk->rbpOffsets[rbpReads] = (uint32_t)(frame->rbpSlot - base);
+                walk->rbpWords[rbpReads] = *(const uintptr_t *)frame->rbpSlot;
+                rbpReads++;
             }
             rbpNeeded = 0;
         }
         rbpNeeded |= frame->usesFramePointer != 0;
-        walk->pcs[index - 1] = frame->pc;
     }
     walk->pc = caller->pc;
     walk->sp = caller->sp;
     walk->rbp = caller->rbp;
     walk->rbpMatters = rbpNeeded;
     walk->frames = frames - 1;
-    walk->firstRead = (int)(word - walk->words);
+    walk->returnReads = returnReads;
+    walk->rbpReads = rbpReads;
     __asm__ volatile("" ::: "memory");
     walk->total = total - 1;
     lg_repeat_next = (lg_repeat_next + 1) & (lg_repeat_ways - 1);

@@ -76,19 +76,52 @@ struct LearnedFrameRulesTests {
         for _ in 0..<20 { disagreements += Recursion(depth: 12).run() }
         #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
         #expect(lg_stack_repeats_on_this_thread() - before >= 15)
+        // Frame 0 too: every capture from one call site equals the first, whether walked or not,
+        // and with the innermost frames skipped, the rest of it.
+        var first: [UInt] = []
+        for skip in [0, 0, 0, 1, 1, 1, 2, 2, 2, 0] {
+            let frames = captureFromOneSite(skip: skip)
+            if first.isEmpty { first = frames }
+            #expect(frames == Array(first.dropFirst(skip)), "skip \(skip)")
+        }
     }
 
-    @Test("the same capture site at the same depth, reached from another caller, is walked again")
+    @Test("the same start reached from another caller is walked again, not taken from the other's walk")
     func sameStartOtherCaller() {
         guard lg_learned_frame_rules() == 1 else { return }
-        // The two callers have identical frames: each capture starts at the same return address
-        // and stack pointer as the other's, and only the word naming the caller differs.
+        // Both callers go through one helper with identical frames, and are called from one call
+        // instruction (an indirect call): the helper's frame (where a remembered walk starts) is at
+        // the same return address and stack pointer either way, and the one word that differs is
+        // the return address into the caller.
+        let callers: [() -> [String]] = [captureFromCallerA, captureFromCallerB]
+        let before = lg_stack_repeats_on_this_thread()
         var disagreements: [String] = []
         for round in 0..<40 {
-            disagreements += round % 2 == 0 ? captureFromCallerA() : captureFromCallerB()
-            disagreements += round % 3 == 0 ? captureFromCallerB() : captureFromCallerA()
+            disagreements += callers[round % 2]()
         }
         #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+        // Both walks were remembered and answered, each for its own caller.
+        #expect(lg_stack_repeats_on_this_thread() - before >= 30)
+    }
+
+    @Test("a stack shorter than the frames asked for is remembered with its end, on a thread of its own")
+    func shortStackOnAThread() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        let result = Mutex<(disagreements: [String], repeats: UInt64)>(([], 0))
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            // A new thread's stack is a few frames deep: the 40 frames asked for are never all there.
+            let before = lg_stack_repeats_on_this_thread()
+            var found: [String] = []
+            for _ in 0..<20 { found += Recursion(depth: 1).run() }
+            let repeats = lg_stack_repeats_on_this_thread() - before
+            result.withLock { $0 = (found, repeats) }
+            finished.signal()
+        }.start()
+        finished.wait()
+        let (disagreements, repeats) = result.withLock { $0 }
+        #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
+        #expect(repeats >= 15)
     }
 
     @Test("skipping a frame drops exactly the innermost one")
@@ -147,10 +180,21 @@ private func compareCaptures() -> [String] {
 }
 
 @inline(never)
-private func captureFromCallerA() -> [String] { compareCaptures() }
+private func captureFromCallerA() -> [String] { captureThroughHelper() }
 
 @inline(never)
-private func captureFromCallerB() -> [String] { compareCaptures() }
+private func captureFromCallerB() -> [String] { captureThroughHelper() }
+
+@inline(never)
+private func captureThroughHelper() -> [String] { compareCaptures() }
+
+/// The frames of one capture from one call site (frame 0 is that site), `skip` innermost left out.
+@inline(never)
+private func captureFromOneSite(skip: Int) -> [UInt] {
+    var frames = [UInt](repeating: 0, count: 30)
+    let count = Int(lg_capture_stack(&frames, Int32(30 - skip), Int32(skip)))
+    return Array(frames[0..<count])
+}
 
 @inline(never)
 private func captureWithAndWithoutSkip() -> ([UInt], [UInt]) {
