@@ -514,6 +514,15 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return written;
 }
 
+// Whether each of the `count` words at `base + offsets[i]` still holds `words[i]`.
+__attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_repeat_words_hold(
+    uintptr_t base, const uint32_t *offsets, const uintptr_t *words, int count) {
+    for (int read = 0; read < count; read++) {
+        if (*(const uintptr_t *)(base + offsets[read]) != words[read]) return 0;
+    }
+    return 1;
+}
+
 // The frames of the walk from `state` (frame 0) when a remembered walk fits: one from its caller,
 // frame 1 (`caller`), asked for `total - 1` frames, whose every word read still holds what it
 // read. Frames [skip, total) go to `buffer`, their count returned; -1 when none fits. Walks are
@@ -527,16 +536,9 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         const lg_repeat_walk *walk = &lg_repeats[way];
         if (walk->total != total - 1 || walk->pc != caller->pc || walk->sp != caller->sp) continue;
         if (walk->rbpMatters && walk->rbp != caller->rbp) continue;
-        const unsigned char *base = (const unsigned char *)walk->sp;
-        int read = 0;
-        while (read < walk->returnReads
-               && *(const uintptr_t *)(base + walk->returnOffsets[read]) == walk->returnWords[read])
-            read++;
-        if (read != walk->returnReads) continue;
-        read = 0;
-        while (read < walk->rbpReads && *(const uintptr_t *)(base + walk->rbpOffsets[read]) == walk->rbpWords[read])
-            read++;
-        if (read != walk->rbpReads) continue;
+        if (!lg_repeat_words_hold(walk->sp, walk->returnOffsets, walk->returnWords, walk->returnReads)
+            || !lg_repeat_words_hold(walk->sp, walk->rbpOffsets, walk->rbpWords, walk->rbpReads))
+            continue;
         // Frames [skip, total) of the walk from frame 0: frame 0, frame 1, then the return addresses.
         int written = 0;
         if (skip == 0) buffer[written++] = state->pc;
