@@ -47,6 +47,36 @@ struct FieldDeclarationsTests {
         #expect(back.line == 7)
     }
 
+    @Test("each loop is read once however many cycles repeat it, in any order, and every loop is read")
+    func repeatedLoops() throws {
+        var parents: [DeclarationTestParent] = []
+        for index in 0..<5 {
+            let parent = DeclarationTestParent()
+            let child = DeclarationTestChild()
+            parent.child = child
+            // Three cycles through `parent`, two through the superclass's `owner`.
+            if index < 3 { child.parent = parent } else { child.owner = parent }
+            parents.append(parent)
+        }
+        defer {
+            for parent in parents {
+                parent.child?.parent = nil
+                parent.child?.owner = nil
+            }
+        }
+        let (snapshot, report) = LeakGraph.findLeaks()
+        let ours = report.cycles.filter { $0.loopDescription.contains("DeclarationTestChild") }
+        try #require(ours.count == 5)
+        // The loops interleaved and repeated, not grouped as a report lists them.
+        let interleaved = ours.sorted { $0.objects[0] % 2 < $1.objects[0] % 2 } + ours.reversed()
+        let found = FieldDeclarations.find(for: interleaved, in: snapshot)
+        let names = found.map { "\($0.type).\($0.field):\($0.line)" }.sorted()
+        #expect(
+            names == [
+                "DeclarationTestChild.owner:12", "DeclarationTestChild.parent:16", "DeclarationTestParent.child:7",
+            ])
+    }
+
     @Test("the fix names the declaration and the change: `var parent` → `weak var parent`")
     func fixPointsAtTheDeclaration() {
         let declaration = FieldDeclaration(
