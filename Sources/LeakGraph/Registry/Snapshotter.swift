@@ -415,6 +415,10 @@ enum Snapshotter {
             let (nodes, references) = usefulNodes(
                 walker.nodes, walker.found, unread: &unread, candidates: &candidates, regions: &regions,
                 trackedCount: trackedCount)
+            // Room for the discovered nodes at once: one more than the tracked objects' capacity
+            // doubled the array (a million objects' records copied, twice their size held).
+            objects.reserveCapacity(objects.count + nodes.count)
+            retainCounts.reserveCapacity(retainCounts.count + nodes.count)
             for node in nodes {
                 var info = ObjectInfo(
                     id: ObjectInfo.discoveredNodeIDBase + UInt64(node.address / 8), type: node.type, label: node.label,
