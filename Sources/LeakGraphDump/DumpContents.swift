@@ -66,27 +66,33 @@ struct DumpContents {
         func missingStack(_ id: Int, _ place: String) -> Problem {
             Problem(problem: "\(place) names stack \(id), which is not in \"stacks\"")
         }
-        for (index, object) in objects.enumerated() {
-            if let stack = object.stack, !stackIDs.contains(stack) {
+        // Records are read by position, a field at a time: iterating them copied each whole
+        // (retaining its strings), most of this check's time on a big dump.
+        for index in objects.indices {
+            if let stack = objects[index].stack, !stackIDs.contains(stack) {
                 throw missingStack(stack, "objects[\(index)].stack")
             }
         }
-        for (index, edge) in edges.enumerated() {
-            guard known.contains(edge.from) else { throw missingObject(edge.from, "edges[\(index)].from") }
-            guard known.contains(edge.to) else { throw missingObject(edge.to, "edges[\(index)].to") }
-            if let site = edge.site, !stackIDs.contains(site) { throw missingStack(site, "edges[\(index)].site") }
+        for index in edges.indices {
+            let (from, to) = (edges[index].from, edges[index].to)
+            guard known.contains(from) else { throw missingObject(from, "edges[\(index)].from") }
+            guard known.contains(to) else { throw missingObject(to, "edges[\(index)].to") }
+            if let site = edges[index].site, !stackIDs.contains(site) {
+                throw missingStack(site, "edges[\(index)].site")
+            }
         }
-        for (index, cycle) in (cycles ?? []).enumerated() {
-            for (member, id) in cycle.objects.enumerated() where !known.contains(id) {
+        let allCycles = cycles ?? []
+        for index in allCycles.indices {
+            for (member, id) in allCycles[index].objects.enumerated() where !known.contains(id) {
                 throw missingObject(id, "cycles[\(index)].objects[\(member)]")
             }
-            for (step, path) in cycle.path.enumerated() {
+            for (step, path) in allCycles[index].path.enumerated() {
                 guard known.contains(path.from) else {
                     throw missingObject(path.from, "cycles[\(index)].path[\(step)].from")
                 }
                 guard known.contains(path.to) else { throw missingObject(path.to, "cycles[\(index)].path[\(step)].to") }
             }
-            for (number, holder) in cycle.unexplainedHolders.enumerated() {
+            for (number, holder) in allCycles[index].unexplainedHolders.enumerated() {
                 let place = "cycles[\(index)].unexplainedHolders[\(number)]"
                 guard known.contains(holder.object) else { throw missingObject(holder.object, place + ".object") }
                 for (position, id) in holder.knownHolders.enumerated() where !known.contains(id) {

@@ -29,6 +29,17 @@ extension DumpParser {
                 throw syntaxError("leading zero in a number", at: offset)
             }
         } else {
+            // Nineteen digits cannot overflow a UInt64, and with twenty bytes left none is read past
+            // the end: ids and counts take this loop without the checks of the one below.
+            if let base, offset &+ 20 <= count {
+                var digits = 0
+                while digit < 10 && digits < 19 {
+                    magnitude = magnitude &* 10 &+ UInt64(digit)
+                    offset &+= 1
+                    digits &+= 1
+                    digit = base.load(fromByteOffset: offset, as: UInt8.self) &- UInt8(ascii: "0")
+                }
+            }
             while digit < 10 {
                 let (times10, o1) = magnitude.multipliedReportingOverflow(by: 10)
                 let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))

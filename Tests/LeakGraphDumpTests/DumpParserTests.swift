@@ -37,17 +37,24 @@ struct DumpParserTests {
             ("9223372036854775807", Int.max), ("-9223372036854775808", Int.min),
         ])
     func integers(text: String, expected: Int) {
-        #expect(value(text) { (parser: inout DumpParser) throws(DumpParseError) in try parser.int() } == expected)
+        // Alone (digits read with bounds checks), and with the bytes of a record after them
+        // (twenty or more left: the loop without checks).
+        for input in [text, text + ",\"next\":1}                    "] {
+            #expect(value(input) { (parser: inout DumpParser) throws(DumpParseError) in try parser.int() } == expected)
+        }
     }
 
     @Test(
         "integers beyond Int are out of range, never a trap",
         arguments: [
-            "9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999999999999999",
+            "9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999",
+            "99999999999999999999999999999999",
         ])
     func integerOverflow(text: String) {
-        let error = failure(text) { (parser: inout DumpParser) throws(DumpParseError) in try parser.int() }
-        #expect(error?.kind == .value && error?.problem == "number out of range" && error?.offset == 0)
+        for input in [text, text + ",\"next\":1}                    "] {
+            let error = failure(input) { (parser: inout DumpParser) throws(DumpParseError) in try parser.int() }
+            #expect(error?.kind == .value && error?.problem == "number out of range" && error?.offset == 0)
+        }
     }
 
     @Test(

@@ -71,10 +71,14 @@ package struct DumpLoader: Sendable {
 
     /// Checks the values ``LeakGraphDump`` accepts but the analysis and exporters cannot use.
     static func validate(_ dump: inout LeakGraphDump, path: String) throws(ToolError) {
-        for object in dump.snapshot.objects {
-            if let count = object.strongRetainCount, count < 0 || count > Int(Int32.max) {
+        // By position, one field at a time: iterating the records copied each whole (retaining
+        // its strings), a tenth of a second for 400,000 objects.
+        let objects = dump.snapshot.objects
+        for index in objects.indices {
+            if let count = objects[index].strongRetainCount, count < 0 || count > Int(Int32.max) {
                 throw ToolError(
-                    path: path, problem: "object \(object.id) has strongRetainCount \(count), outside 0…\(Int32.max)")
+                    path: path,
+                    problem: "object \(objects[index].id) has strongRetainCount \(count), outside 0…\(Int32.max)")
             }
         }
         for stack in dump.snapshot.stacks {
