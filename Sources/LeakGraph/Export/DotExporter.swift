@@ -287,22 +287,33 @@ public enum DotExporter {
             // Every cycle is looked at (to count the copies of each signature), each drawn while
             // the picture has room and its signature has fewer than the examples asked.
             // One entry per signature: how many there are, how many were drawn.
+            // The group of a run of one signature is kept aside and stored when the run ends:
+            // hashing a signature normalises its Unicode (the arrows), ~2,400 instructions, which
+            // two lookups per cycle paid for each of half a million cycles.
             for leakedFirst in [true, false] {
+                var group: RepeatedSignature?
                 for index in cycles.indices where cycles[index].leaked == leakedFirst {
                     let signature = cycles[index].signature
-                    var group =
-                        repeated[signature]
-                        ?? RepeatedSignature(signature: signature, leaked: leakedFirst, count: 0, drawn: 0)
-                    let isExample = options.examplesPerSignature == 0 || group.drawn < options.examplesPerSignature
+                    if group?.signature != signature {
+                        if let group { repeated[group.signature] = group }
+                        group =
+                            repeated[signature]
+                            ?? RepeatedSignature(signature: signature, leaked: leakedFirst, count: 0, drawn: 0)
+                    }
+                    guard var current = group else { continue }
+                    let isExample = options.examplesPerSignature == 0 || current.drawn < options.examplesPerSignature
                     if isExample && chosen.count < enough {
                         cycles[index].objects.forEach(choose)
-                        group.drawn += 1
+                        current.drawn += 1
                     } else if options.examplesPerSignature == 0 {
+                        // Stored as it was: a signature first met here is not counted at all.
+                        group = current.count > 0 ? current : nil
                         break
                     }
-                    group.count += 1
-                    repeated[signature] = group
+                    current.count += 1
+                    group = current
                 }
+                if let group { repeated[group.signature] = group }
             }
             let core = chosenSet
             membersChosen = core.count

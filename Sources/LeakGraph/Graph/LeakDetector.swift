@@ -162,7 +162,11 @@ private struct Verdicts {
             }
         }
         var described = describe(cycleComponents[..<split], garbage: garbage)
-        if let later { described.append(contentsOf: later.value) }
+        if let later {
+            var rest = later.value
+            Self.shareTexts(of: &rest, with: described)
+            described.append(contentsOf: rest)
+        }
         for (place, componentID) in cycleComponents.enumerated() where !garbage[componentID] {
             for node in components.nodes[components.bounds(componentID)].sorted() {
                 let node = Int(node)
@@ -209,6 +213,36 @@ private struct Verdicts {
         }
         return LeakReport(
             cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
+    }
+
+    /// Gives `rest`'s cycles the loop texts and signatures of `first` where they are equal.
+    ///
+    /// Each thread described its cycles with texts of its own. Two copies of one text compare
+    /// by normalising their Unicode (the arrows are not ASCII): about 450 instructions, where the
+    /// same storage compares in one. Once the report's order interleaves the two parts, every
+    /// pass that groups cycles by signature (the report's order, the library-leak verdicts, the
+    /// field declarations, the picture, the tools) paid that per cycle. A lookup per run of one
+    /// text instead: consecutive cycles of one part share their strings.
+    private static func shareTexts(of rest: inout [Cycle], with first: [Cycle]) {
+        var shared: [String: (signature: String, loop: String)] = [:]
+        var previous: String?
+        for index in first.indices where first[index].signature != previous {
+            let signature = first[index].signature
+            previous = signature
+            if shared[signature] == nil { shared[signature] = (signature, first[index].loopDescription) }
+        }
+        var run: (own: String, shared: (signature: String, loop: String))?
+        for index in rest.indices {
+            let signature = rest[index].signature
+            if run?.own != signature {
+                let texts = shared[signature] ?? (signature, rest[index].loopDescription)
+                if shared[signature] == nil { shared[signature] = texts }
+                run = (signature, texts)
+            }
+            guard let run else { continue }
+            rest[index].signature = run.shared.signature
+            rest[index].loopDescription = run.shared.loop
+        }
     }
 
     /// The cycles of `componentIDs`, in order, each described with the verdict `garbage` gives.
