@@ -163,9 +163,9 @@ private struct Verdicts {
         }
         var described = describe(cycleComponents[..<split], garbage: garbage)
         if let later {
-            var rest = later.value
-            Self.shareTexts(of: &rest, with: described)
-            described.append(contentsOf: rest)
+            let split = described.count
+            described.append(contentsOf: later.value)
+            Self.shareTexts(in: &described, from: split)
         }
         for (place, componentID) in cycleComponents.enumerated() where !garbage[componentID] {
             for node in components.nodes[components.bounds(componentID)].sorted() {
@@ -215,7 +215,8 @@ private struct Verdicts {
             cycles: cycles, leakedObjectIDs: leaked, unknownOwners: unknownOwners, finishedButHeld: finished)
     }
 
-    /// Gives `rest`'s cycles the loop texts and signatures of `first` where they are equal.
+    /// Gives the cycles from `split` on the loop texts and signatures of those before it where
+    /// they are equal.
     ///
     /// Each thread described its cycles with texts of its own. Two copies of one text compare
     /// by normalising their Unicode (the arrows are not ASCII): about 450 instructions, where the
@@ -223,25 +224,26 @@ private struct Verdicts {
     /// pass that groups cycles by signature (the report's order, the library-leak verdicts, the
     /// field declarations, the picture, the tools) paid that per cycle. A lookup per run of one
     /// text instead: consecutive cycles of one part share their strings.
-    private static func shareTexts(of rest: inout [Cycle], with first: [Cycle]) {
+    /// (In place, the second part starting at `split`: a copy of the cycles array was 30 MB.)
+    private static func shareTexts(in cycles: inout [Cycle], from split: Int) {
         var shared: [String: (signature: String, loop: String)] = [:]
         var previous: String?
-        for index in first.indices where first[index].signature != previous {
-            let signature = first[index].signature
+        for index in 0..<split where cycles[index].signature != previous {
+            let signature = cycles[index].signature
             previous = signature
-            if shared[signature] == nil { shared[signature] = (signature, first[index].loopDescription) }
+            if shared[signature] == nil { shared[signature] = (signature, cycles[index].loopDescription) }
         }
         var run: (own: String, shared: (signature: String, loop: String))?
-        for index in rest.indices {
-            let signature = rest[index].signature
+        for index in split..<cycles.count {
+            let signature = cycles[index].signature
             if run?.own != signature {
-                let texts = shared[signature] ?? (signature, rest[index].loopDescription)
+                let texts = shared[signature] ?? (signature, cycles[index].loopDescription)
                 if shared[signature] == nil { shared[signature] = texts }
                 run = (signature, texts)
             }
             guard let run else { continue }
-            rest[index].signature = run.shared.signature
-            rest[index].loopDescription = run.shared.loop
+            cycles[index].signature = run.shared.signature
+            cycles[index].loopDescription = run.shared.loop
         }
     }
 
