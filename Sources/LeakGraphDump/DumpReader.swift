@@ -227,7 +227,8 @@ struct DumpReader {
             try readArray { reader throws(Failure) in try reader.readObject() }
         case .edges?:
             // Sized once from the summary (written before the edges): growing the array by
-            // doubling copied it and touched twice its memory, a tenth of a big dump's read.
+            // doubling copied it and touched twice its memory (a 400,000-object dump: 16 % of
+            // the read's page faults).
             let expectedEdges = expectedRecords(contents.summary?.writtenEdges, shortest: 20)
             contents.edges.reserveCapacity(expectedEdges)
             try readArray { reader throws(Failure) in try reader.readEdge() }
