@@ -62,6 +62,17 @@ struct DiscoveryCorpusTests {
     /// Whether this process runs under the address sanitizer (and so does the corpus, built with it).
     static let underAddressSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
+    /// What a dump says of objects expected to leak: their outside holders, and the verdict and
+    /// unexplained holders of the cycles they are in.
+    static func whyNotLeaked(_ objects: [ObjectInfo], in dump: LeakGraphDump) -> String {
+        let ids = Set(objects.map(\.id))
+        let holders = objects.map { "#\($0.id) \($0.type) held by \($0.outsideHolders)" }
+        let cycles = dump.cycles.filter { $0.objects.contains(where: ids.contains) }.map { cycle in
+            "\(cycle.leaked ? "leaked" : "retained") \(cycle.signature), unexplained \(cycle.unexplainedHolders)"
+        }
+        return "objects: \(holders); cycles: \(cycles.isEmpty ? ["none"] : cycles)"
+    }
+
     private func check(_ line: String, environment: [String: String]) throws {
         let parts = line.split(separator: " ").map(String.init)
         let name = parts[0]
@@ -87,7 +98,10 @@ struct DiscoveryCorpusTests {
             // task's cycle is retained, and the dump names that stack as its holder.
             break
         case "leaked":
-            #expect(!mine.isEmpty && leaked.count == mine.count, "\(leaked.count) of \(mine.count) leaked")
+            // On a failure, why: what the dump says holds each object, and its cycle's verdict.
+            #expect(
+                !mine.isEmpty && leaked.count == mine.count,
+                "\(leaked.count) of \(mine.count) leaked; \(Self.whyNotLeaked(mine, in: dump))")
             // Every reference of a leaked shape is read, except where the README says it cannot
             // be: a parameter pack's captures, a task's frames.
             // (And an error's box, with Objective-C interop.)
