@@ -88,7 +88,9 @@ final class CaptureDescriptor: Sendable {
     private static func parse(_ metadata: UnsafeRawPointer, map: MemoryMap) -> CaptureDescriptor {
         let firstCapture = Int(metadata.load(fromByteOffset: 8, as: UInt32.self))
         let descriptorWord = metadata.load(fromByteOffset: 16, as: UInt.self)
-        guard firstCapture >= 16, firstCapture < 4096, descriptorWord != 0,
+        // A capture descriptor is 4-aligned: any other word is not one (and a typed load from
+        // it traps in an unoptimised build).
+        guard firstCapture >= 16, firstCapture < 4096, descriptorWord != 0, descriptorWord % 4 == 0,
             map.readableBytes(at: descriptorWord) >= 12,
             let descriptor = UnsafeRawPointer(bitPattern: descriptorWord)
         else { return unreadable("a closure context without a capture descriptor") }

@@ -144,7 +144,10 @@ extension HeapWalker {
     /// function pointer*: a record in the image whose first field is the function's offset from
     /// it (an `Int32`), then the size of its frame. Named after the function, not the record.
     func functionAddress(_ word: UInt) -> UInt {
-        guard !map.isCode(word), map.isImage(word, length: 8), let record = UnsafeRawPointer(bitPattern: word) else {
+        // A record is 4-aligned; a word read from freed memory may be anything.
+        guard word % 4 == 0, !map.isCode(word), map.isImage(word, length: 8),
+            let record = UnsafeRawPointer(bitPattern: word)
+        else {
             return word
         }
         let target = UInt(bitPattern: Int(bitPattern: word) &+ Int(record.load(as: Int32.self)))

@@ -54,6 +54,21 @@ struct UnheldMemoryTests {
         withExtendedLifetime((object, extra)) {}
     }
 
+    // In an unoptimised build (the thread-sanitizer job's) a typed load from a misaligned address
+    // traps: a word read from freed memory must be refused before any such load.
+    @Test("a misaligned word is never loaded as class metadata or as an async function's record")
+    func misalignedWordsAreRefused() throws {
+        let metadata = unsafeBitCast(Counted.self as AnyClass, to: UInt.self)
+        let map = MemoryMap.current()
+        try #require(map.isImage(metadata + 1, length: 16) && !map.isCode(metadata + 1))
+        #expect(!HeldAddresses.isTrackedObjectClass(metadata + 1, map: map))
+        #expect(!HeldAddresses.isTrackedObjectClass(metadata, map: map))
+        #expect(HeldAddresses.isTrackedObjectClass(unsafeBitCast(TrackedObject.self, to: UInt.self), map: map))
+        let walker = HeapWalker(trackedCount: 0, map: map, scanClosures: true) { _, _ in -1 }
+        #expect(walker.functionAddress(metadata + 1) == metadata + 1)
+        #expect(walker.functionAddress(metadata + 2) == metadata + 2)
+    }
+
     @Test("copied, only metadata that can be checked is used as a type")
     func onlyCheckableMetadataIsUsed() {
         struct Plain { var a = 1 }
