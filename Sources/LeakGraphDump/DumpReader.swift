@@ -49,17 +49,14 @@ struct DumpReader {
         case invalid(String)
     }
 
-    /// Whether big `objects` and `edges` sections may be read on threads of their own (see
-    /// ``startWorker(for:)``).
+    /// Whether a big `objects` section may be read on a thread of its own (see
+    /// ``startObjectsWorker()``).
     let objectsInParallel: Bool
     /// The thread reading the `objects` section, while it runs.
     var objectsWorker: BackgroundResult<Result<ParsedObjects, Failure>>?
-    /// The thread reading the `edges` section, while it runs.
-    var edgesWorker: BackgroundResult<Result<[EdgeInfo], Failure>>?
-    /// Whether this read handed a section to a worker.
+    /// Whether this read handed the `objects` section to a worker.
     private(set) var readObjectsInParallel = false
-    /// Where the last worker's section ends: this reader gives back pages after it while
-    /// workers run (each worker gives back its own section's).
+    /// Where the worker's section ends: this reader gives back pages after it while it runs.
     var releasableEnd = 0
 
     init(
@@ -96,10 +93,9 @@ struct DumpReader {
         guard parser.position >= nextReport else { return }
         nextReport = parser.position + reportStep
         progress?(Double(parser.position) / Double(max(parser.count, 1)))
-        // While workers read the objects or edges, this reader gives back only what comes after
-        // the last of them (nothing while it reads a section written before, when format and
-        // version come last).
-        let from = objectsWorker != nil || edgesWorker != nil ? releasableEnd : 0
+        // While a worker reads the objects, this reader gives back only what comes after them
+        // (nothing while it reads a section written before them, when format and version come last).
+        let from = objectsWorker != nil ? releasableEnd : 0
         consumed?.release(from: fileOffset + from, upTo: fileOffset + parser.position)
     }
 
@@ -204,13 +200,6 @@ struct DumpReader {
                 case .failure: throw Failure.invalid("the objects section could not be read")
                 }
             }
-            if let worker = edgesWorker {
-                edgesWorker = nil
-                switch worker.value {
-                case .success(let edges): contents.edges = edges
-                case .failure: throw Failure.invalid("the edges section could not be read")
-                }
-            }
             guard seen.contains(DumpFields.top.index(of: .objects)) else {
                 throw Failure.invalid("is not a valid LeakGraph dump: missing field \"objects\"")
             }
@@ -234,10 +223,9 @@ struct DumpReader {
         }
         switch section {
         case .objects?:
-            if objectsInParallel, startWorker(for: .objects) { return }
+            if objectsInParallel, startObjectsWorker() { return }
             try readArray { reader throws(Failure) in try reader.readObject() }
         case .edges?:
-            if objectsInParallel, startWorker(for: .edges) { return }
             // Sized once from the summary (written before the edges): growing the array by
             // doubling copied it and touched twice its memory (a 400,000-object dump: 16 % of
             // the read's page faults).
@@ -268,18 +256,16 @@ struct DumpReader {
         }
     }
 
-    /// Hands a big `objects` or `edges` section to a thread of its own and moves past it: true
-    /// when it did.
+    /// Hands a big `objects` section to a thread of its own and moves past it: true when it did.
     ///
     /// Writers put each record of a big section on a line of its own (`[`, then `\n{…},` per
     /// record, the last one ending `}],` before the next section's key on a new line), and a JSON
     /// string cannot hold a raw newline: so the section ends at the first line that does not
-    /// start a record. One worker reads the objects and another the edges while this reader goes
-    /// on with the stacks and cycles (Tools/Benchmarks/README.md has the figures). A worker checks
-    /// that it read exactly one array, which makes the split right or the read fail; any problem
-    /// in any part makes the caller read the file again in one pass, so errors are worded as
-    /// before.
-    mutating func startWorker(for section: DumpSchema.Top) -> Bool {
+    /// start a record. The worker reads the objects while this reader goes on with the edges,
+    /// stacks and cycles (Tools/Benchmarks/README.md has the figures). The worker checks that it
+    /// read exactly one array, which makes the split right or the read fail; any problem in either
+    /// part makes the caller read the file again in one pass, so errors are worded as before.
+    mutating func startObjectsWorker() -> Bool {
         let start = parser.position
         guard parser.count - start >= ParallelLoading.minimumObjectsBytes.load(ordering: .relaxed),
             parser.byte(at: start) == UInt8(ascii: "["), parser.byte(at: start + 1) == 0x0A,
@@ -303,25 +289,17 @@ struct DumpReader {
         }
         guard end > start else { return false }
         readObjectsInParallel = true
-        releasableEnd = max(releasableEnd, end)
+        releasableEnd = end
         ParallelLoading.workersStarted.add(1, ordering: .relaxed)
-        let bytes = SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start))
+        let section = SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start))
         // At most what the section's bytes can hold (the shortest record and its separator take
         // about 20): a file of bare `{` lines must not reserve gigabytes before the parse rejects it.
         let expectedCount = min(recordLines, (end - start) / 20)
         let (sectionOffset, depth, consumed) = (fileOffset + start, parser.depth, consumed)
-        if section == .edges {
-            edgesWorker = BackgroundResult {
-                DumpReader.readEdges(
-                    bytes.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
-                    consumed: consumed)
-            }
-        } else {
-            objectsWorker = BackgroundResult {
-                DumpReader.readObjects(
-                    bytes.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
-                    consumed: consumed)
-            }
+        objectsWorker = BackgroundResult {
+            DumpReader.readObjects(
+                section.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
+                consumed: consumed)
         }
         parser.position = end
         return true
@@ -362,30 +340,10 @@ struct DumpReader {
                 leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
     }
 
-    /// Reads a whole `edges` array from `section` (the second worker's job).
-    fileprivate static func readEdges(
-        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?
-    ) -> Result<[EdgeInfo], Failure> {
-        var reader = DumpReader(
-            bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
-        reader.contents.edges.reserveCapacity(expectedCount)
-        reader.parser.depth = depth
-        reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .edges)])
-        do throws(Failure) {
-            try reader.readArray { reader throws(Failure) in try reader.readEdge() }
-            guard reader.parser.position == section.count else { throw Failure.invalid("trailing bytes") }
-        } catch {
-            return .failure(error)
-        }
-        return .success(reader.contents.edges)
-    }
-
-    /// Waits for the workers, if any run (before the bytes they read go away).
-    mutating func finishWorkers() {
+    /// Waits for the worker, if one runs (before the bytes it reads go away).
+    mutating func finishObjects() {
         _ = objectsWorker?.value
         objectsWorker = nil
-        _ = edgesWorker?.value
-        edgesWorker = nil
     }
 
     /// Reads an array of records, calling `element` with the location set to each index.

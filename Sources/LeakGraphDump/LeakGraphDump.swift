@@ -162,7 +162,7 @@ public struct LeakGraphDump: Sendable {
             try reader.read()
         } catch {
             let readInParallel = reader.readObjectsInParallel
-            reader.finishWorkers()  // the workers read `bytes`: they end before they are unmapped
+            reader.finishObjects()  // the worker reads `bytes`: it ends before they are unmapped
             guard readInParallel else { throw DumpError(path: path, problem: reader.describe(error)) }
             // Word the problem exactly as one pass over the file finds it: read again, in order.
             var again = DumpReader(bytes: bytes, progress: progress, consumed: consumed, objectsInParallel: false)

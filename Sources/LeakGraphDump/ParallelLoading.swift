@@ -10,9 +10,9 @@ import Synchronization
     import Darwin
 #endif
 
-/// When the `objects` and `edges` sections are read on threads of their own.
+/// When the `objects` section is read on a thread of its own.
 enum ParallelLoading {
-    /// Files with at least this many bytes from the section's start on (tests lower it; the
+    /// Files with at least this many bytes from the `objects` section on (tests lower it; the
     /// result is the same either way, only the work is split).
     static let minimumObjectsBytes = Atomic<Int>(8 << 20)
     /// How many reads handed their objects to a worker (for tests).
