@@ -30,6 +30,7 @@ struct ParallelLoadingTests {
             (#""type":"Node399""#, #""type":"#),  // the worker's last record
             (#""label":"next""#, #""label":null"#),  // in the edges the reader goes on with
             (#""from":7,"#, #""from":70000,"#),  // an edge naming no object
+            (#""label":"back","origin""#, #""label":"back",,"origin""#),  // a syntax error in the edges
         ]
         for (old, new) in breakages {
             #expect(text.contains(old), "\(old)")

@@ -252,6 +252,10 @@ int lg_process_tracking_start(void);
 int lg_process_tracking_active(void);
 /// Whether whole-process tracking holds a record of the object at `address` (one probe of its shard).
 int lg_process_is_recorded(uintptr_t address);
+
+/// The slot where the record of the object at `address` starts its probe in a shard of
+/// `capacity` slots (a power of two, at least 1024). For tests of the record table's spread.
+size_t lg_process_home_slot(uintptr_t address, size_t capacity);
 /// Adds `delta` to this thread's suppression count: while it is above zero, this thread's
 /// allocations are not recorded (LeakGraph's own work: snapshots, reports).
 void lg_process_suppress(int delta);

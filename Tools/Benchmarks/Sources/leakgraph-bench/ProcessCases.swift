@@ -43,13 +43,44 @@ func processTrackingCases() -> [BenchCase] {
             }
         }
     }
+    /// N objects made and kept, then all freed: the record table holds N entries, so an object's
+    /// home slot matters (objects of one size class sit at one stride apart).
+    func live<Object: AnyObject>(
+        _ name: String, _ variant: String, recording: Bool, make: @escaping () -> Object
+    ) -> BenchCase {
+        BenchCase(
+            name: name, group: "whole-process alloc + free, N objects alive at once", variant: variant,
+            unit: "object", iterations: 1_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: .off)
+            if recording { LeakGraph.trackAllObjects() }
+            var objects: [Object] = []
+            objects.reserveCapacity(context.iterations)
+            return measure(context.iterations) {
+                for _ in 0..<context.iterations { objects.append(make()) }
+                objects.removeAll(keepingCapacity: true)
+            }
+        }
+    }
     return [
         plain("process-alloc-passive", "recording off (hooks linked)", recording: false, stacks: .off),
         plain("process-alloc-nostacks", "recording on, stacks off", recording: true, stacks: .off),
         plain("process-alloc-stacks32", "recording on, stacks all:32", recording: true, stacks: .all(depth: 32)),
         closure("process-closure-passive", "recording off (hooks linked)", recording: false),
         closure("process-closure-nostacks", "recording on, stacks off", recording: true),
+        live("process-live-32b-passive", "32-byte allocations, recording off", recording: false) { PlainLeaf() },
+        live("process-live-32b", "32-byte allocations, recording on, stacks off", recording: true) { PlainLeaf() },
+        live("process-live-64b-passive", "64-byte allocations, recording off", recording: false) { FourWords() },
+        live("process-live-64b", "64-byte allocations, recording on, stacks off", recording: true) { FourWords() },
     ]
+}
+
+/// An object of 48 bytes (a header and four words): malloc gives it a 64-byte chunk.
+final class FourWords {
+    var first = 0
+    var second = 0
+    var third = 0
+    var fourth = 0
 }
 
 /// A plain class with one strong reference, for the whole-process graph cases.
