@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -163,19 +164,18 @@ static long lg_read_image_rules(const char *directory, const lg_cache_image *ima
     if (file < 0) return -1;
     struct stat status;
     long accepted = -1;
-    char *bytes = NULL;
+    char *bytes = MAP_FAILED;
+    size_t have = 0;
     if (fstat(file, &status) != 0 || status.st_size < (off_t)sizeof(lg_cache_header)
         || status.st_size > (off_t)(sizeof(lg_cache_header) + lg_cache_largest_entry_count * sizeof(lg_cache_entry)))
         goto done;
-    bytes = malloc((size_t)status.st_size);
-    if (bytes == NULL) goto done;
-    size_t have = 0;
-    while (have < (size_t)status.st_size) {
-        ssize_t got = read(file, bytes + have, (size_t)status.st_size - have);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) goto done;
-        have += (size_t)got;
-    }
+    // Mapped, not copied: the file's pages are in the page cache (every process of a test run
+    // reads the same file), and a private read-only mapping of them faults in a few at a time
+    // where a copy faulted in fresh zeroed pages and then filled them. A writer replaces the
+    // file by rename, so the mapped one never changes underneath.
+    have = (size_t)status.st_size;
+    bytes = mmap(NULL, have, PROT_READ, MAP_PRIVATE, file, 0);
+    if (bytes == MAP_FAILED) goto done;
     lg_cache_header header;
     memcpy(&header, bytes, sizeof header);
     if (memcmp(header.magic, lg_cache_magic, sizeof header.magic) != 0 || header.buildIdLength != image->buildIdLength
@@ -190,10 +190,11 @@ static long lg_read_image_rules(const char *directory, const lg_cache_image *ima
         if (!lg_frame_rule_is_valid(entries[i].rule) || !lg_image_holds(image, image->base + entries[i].offset))
             goto done;
     }
+    lg_frame_rules_prepare_for(header.entryCount);
     for (uint64_t i = 0; i < header.entryCount; i++) lg_frame_rule_insert(image->base + entries[i].offset, entries[i].rule);
     accepted = (long)header.entryCount;
 done:
-    free(bytes);
+    if (bytes != MAP_FAILED) munmap(bytes, have);
     close(file);
     return accepted;
 }

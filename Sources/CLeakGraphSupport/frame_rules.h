@@ -10,6 +10,9 @@ int lg_frame_rule_slot_count(void);
 uint64_t lg_frame_rule_at(int slot, uint64_t *rule);
 // Learns `rule` for `returnAddress` unless it has one (a rule read from the cache).
 void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule);
+// Makes the whole table resident and writable at once, before `count` rules are inserted: when
+// that is enough to touch nearly every page anyway (see stack_capture.c).
+void lg_frame_rules_prepare_for(uint64_t count);
 // The rule known for `returnAddress`, 0 when none.
 uint64_t lg_frame_rule_lookup(uint64_t returnAddress);
 // Whether `rule` is one the walk can use or a "no rule here" mark: anything else is not a rule.
