@@ -22,7 +22,8 @@ package enum ReportBuilder {
         let dominatorTree =
             dump.cycles.contains(where: \.leaked) ? BackgroundResult { Dominators(snapshot, report: analysis) } : nil
         let sites = SiteNames(snapshot)
-        let tallies = DumpTallies(loaded, sites: sites)
+        // Types and sites counted over every object, beside the grouping of cycles below.
+        let tallies = BackgroundResult { DumpTallies(loaded, sites: sites) }
         func entry(_ id: UInt64, unexplained: Int? = nil, withStack: Bool = false) -> LeakSummary.ObjectEntry {
             guard let object = snapshot.object(id) else {
                 return LeakSummary.ObjectEntry(id: id, type: "?", unexplained: unexplained)
@@ -109,7 +110,8 @@ package enum ReportBuilder {
                 return object
             },
             finishedButHeld: loaded.analysis.finishedButHeld.map { entry($0) },
-            topTypes: Array(tallies.types.prefix(max(0, top))), topSites: Array(tallies.sites.prefix(max(0, top))))
+            topTypes: Array(tallies.value.types.prefix(max(0, top))),
+            topSites: Array(tallies.value.sites.prefix(max(0, top))))
         summary.libraryLeaks = libraryLeaks.sorted { $0.count != $1.count ? $0.count > $1.count : $0.loop < $1.loop }
         summary.trackingOff = dump.summary?.trackingOff ?? false
         summary.notChecked = dump.summary?.notCheckedReason
