@@ -171,8 +171,10 @@ static long lg_read_image_rules(const char *directory, const lg_cache_image *ima
         goto done;
     // Mapped, not copied: the file's pages are in the page cache (every process of a test run
     // reads the same file), and a private read-only mapping of them faults in a few at a time
-    // where a copy faulted in fresh zeroed pages and then filled them. A writer replaces the
-    // file by rename, so the mapped one never changes underneath.
+    // where a copy faulted in fresh zeroed pages and then filled them. LeakGraph's writers
+    // replace the file by rename, so the mapped one never changes underneath; another program
+    // truncating it in place during the few microseconds it is mapped would raise SIGBUS here
+    // (an accepted risk: nothing else writes this folder).
     have = (size_t)status.st_size;
     bytes = mmap(NULL, have, PROT_READ, MAP_PRIVATE, file, 0);
     if (bytes == MAP_FAILED) goto done;

@@ -90,7 +90,7 @@ enum { lg_id_bits = 40 };
 static inline uint64_t lg_record_id(lg_record record) { return record.idAndStack & ((1ull << lg_id_bits) - 1); }
 static inline int32_t lg_record_stack(lg_record record) { return (int32_t)(record.idAndStack >> lg_id_bits) - 1; }
 
-enum { lg_shard_count = 64 };
+enum { lg_shard_bits = 6, lg_shard_count = 1 << lg_shard_bits };
 
 /// A shard's lock: a test-and-test-and-set spin lock (an uncontended lock and unlock are two
 /// atomic instructions, against some forty instructions for a pthread mutex pair, on the path
@@ -132,15 +132,15 @@ static inline uint64_t lg_mix(uintptr_t address) {
     return (uint64_t)(address >> 4) * 0x9E3779B97F4A7C15ull;
 }
 
-static inline lg_shard *lg_shard_of(uint64_t hash) { return &lg_shards[hash >> 58]; }
+static inline lg_shard *lg_shard_of(uint64_t hash) { return &lg_shards[hash >> (64 - lg_shard_bits)]; }
 
 /// An address's home slot in its shard of `capacity` slots (a power of two, at least 1024): the
-/// hash's bits just under the shard's six. A multiplicative hash's high bits depend on the whole
+/// hash's bits just under the shard's. A multiplicative hash's high bits depend on the whole
 /// address; its low bits only on the address's low bits, which repeat at an allocation size's
 /// stride (objects of one 64-byte malloc size class had one home slot in four: inserting took 22
 /// probes on average where these bits take under one: Tools/Benchmarks/README.md).
 static inline size_t lg_home(uint64_t hash, size_t capacity) {
-    return (size_t)((hash << 6) >> (64 - __builtin_ctzll((unsigned long long)capacity)));
+    return (size_t)((hash << lg_shard_bits) >> (64 - __builtin_ctzll((unsigned long long)capacity)));
 }
 
 static int lg_grow(lg_shard *shard) {
@@ -495,7 +495,12 @@ int lg_process_tracking_start(void) {
 
 int lg_process_tracking_active(void) { return atomic_load_explicit(&lg_recording, memory_order_relaxed); }
 
-size_t lg_process_home_slot(uintptr_t address, size_t capacity) { return lg_home(lg_mix(address), capacity); }
+size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard) {
+    uint64_t hash = lg_mix(address);
+    *shard = (int)(lg_shard_of(hash) - lg_shards);
+    if (capacity < 1024 || (capacity & (capacity - 1)) != 0) return SIZE_MAX;  // never a shard's
+    return lg_home(hash, capacity);
+}
 
 int lg_process_is_recorded(uintptr_t address) {
     uint64_t hash = lg_mix(address);
@@ -705,10 +710,11 @@ void lg_process_fork_release(void) {}
 int lg_process_tracking_available(void) { return 0; }
 int lg_process_tracking_start(void) { return 0; }
 int lg_process_tracking_active(void) { return 0; }
-size_t lg_process_home_slot(uintptr_t address, size_t capacity) {
+size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard) {
     (void)address;
     (void)capacity;
-    return 0;
+    *shard = 0;
+    return SIZE_MAX;
 }
 int lg_process_is_recorded(uintptr_t address) {
     (void)address;

@@ -8,10 +8,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#include <unistd.h>
-#endif
 
 // Stack capture: libunwind's `unw_backtrace`, loaded privately, or glibc's `backtrace` without it;
 // on x86-64 Linux, a walk of learned frame rules in front of both.
@@ -52,6 +48,11 @@ static _Atomic int lg_loaded = 0;
 
 #if defined(__x86_64__) && defined(__linux__)
 #define LG_LEARNED_RULES 1
+#include <sys/mman.h>
+#include <unistd.h>
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older C libraries' headers lack the name
+#endif
 #include <ucontext.h>
 
 // libunwind 1.x's x86-64 ABI (libunwind-x86_64.h, libunwind-common.h): an unw_cursor_t is 127
@@ -222,22 +223,19 @@ uint64_t lg_frame_rule_at(int slot, uint64_t *rule) {
 void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule) { lg_learn_rule(returnAddress, rule); }
 
 void lg_frame_rules_prepare_for(uint64_t count) {
-#if defined(__linux__)
     // Inserting a rule reads its slot, then writes it: a page's first read maps the shared zero
     // page and its first write faults again to copy it, so the cache's rules (about 12,000 in a
     // big test binary, spread over all 256 pages) cost some 500 faults in every process that
     // reads them. From 1,024 rules on nearly every page is touched anyway: all of them are made
-    // resident and writable in one call instead (MADV_POPULATE_WRITE, Linux 5.14; an older
-    // kernel refuses it and the faults happen as before).
+    // resident and writable in one call instead (Linux 5.14; an older kernel refuses it and the
+    // faults happen as before). It never changes what a page holds, so threads learning rules
+    // meanwhile are unaffected.
     static _Atomic int prepared = 0;
     if (count < 1024 || atomic_exchange_explicit(&prepared, 1, memory_order_relaxed)) return;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)lg_rules & ~(page - 1);
     uintptr_t end = ((uintptr_t)lg_rules + sizeof lg_rules + page - 1) & ~(page - 1);
-    (void)madvise((void *)start, end - start, 23 /* MADV_POPULATE_WRITE */);
-#else
-    (void)count;
-#endif
+    (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
 }
 
 uint64_t lg_frame_rule_lookup(uint64_t returnAddress) {

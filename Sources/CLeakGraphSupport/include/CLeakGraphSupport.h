@@ -254,8 +254,10 @@ int lg_process_tracking_active(void);
 int lg_process_is_recorded(uintptr_t address);
 
 /// The slot where the record of the object at `address` starts its probe in a shard of
-/// `capacity` slots (a power of two, at least 1024). For tests of the record table's spread.
-size_t lg_process_home_slot(uintptr_t address, size_t capacity);
+/// `capacity` slots, and (`shard`) which of the table's shards holds it. For tests of the record
+/// table's spread; SIZE_MAX for a capacity no shard has (a power of two, at least 1024) and where
+/// whole-process tracking is compiled out.
+size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard);
 /// Adds `delta` to this thread's suppression count: while it is above zero, this thread's
 /// allocations are not recorded (LeakGraph's own work: snapshots, reports).
 void lg_process_suppress(int delta);
