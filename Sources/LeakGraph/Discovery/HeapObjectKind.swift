@@ -24,7 +24,7 @@ enum HeapObjectKind: Equatable {
     /// live takes their metadata (or, for generic classes, their descriptors) with it; reading
     /// it faults, so nothing asks the runtime about such a type.
     static func isLoaded(_ address: UInt, map: MemoryMap) -> Bool {
-        guard address % 8 == 0, map.readableBytes(at: address) >= 8,
+        guard map.holdsWord(at: address),
             let metadata = UnsafeRawPointer(bitPattern: address)
         else { return false }
         switch metadata.load(as: UInt.self) {

@@ -385,7 +385,7 @@ struct HeapWalker {
         // The word is a strong reference of a live object (its type says so), so it points at a
         // live Swift object whose first word is its class.
         let metadata = pointer.load(as: UInt.self)
-        guard metadata != 0, metadata % 8 == 0, map.readableBytes(at: metadata) >= 8,
+        guard metadata != 0, map.holdsWord(at: metadata),
             let metadataPointer = UnsafeRawPointer(bitPattern: metadata)
         else { return }
         let kind = metadataPointer.load(as: UInt.self)

@@ -64,6 +64,13 @@ struct MemoryMap {
         return region.end - address
     }
 
+    /// Whether a word (metadata, a class's superclass) can be loaded at `address`: readable and
+    /// 8-aligned. A word read from memory may point anywhere, and a typed load from a misaligned
+    /// address traps in an unoptimised build.
+    func holdsWord(at address: UInt) -> Bool {
+        address % 8 == 0 && readableBytes(at: address) >= 8
+    }
+
     /// Whether `address` is in read-write data memory (where heap objects live).
     func isHeapLike(_ address: UInt, length: UInt) -> Bool {
         guard address % 8 == 0, let region = region(containing: address), region.readable, region.writable,

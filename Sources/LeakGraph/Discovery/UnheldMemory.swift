@@ -147,7 +147,7 @@ struct UnheldMemory {
     /// in an existential) needs the first.
     private mutating func isPlausibleStructuralMetadata(_ word: UInt, kind: UInt) -> Bool {
         func isMetadataWord(_ candidate: UInt) -> Bool {
-            candidate != 0 && candidate % 8 == 0 && map.readableBytes(at: candidate) >= 8
+            candidate != 0 && map.holdsWord(at: candidate)
         }
         switch kind {
         case 0x302:

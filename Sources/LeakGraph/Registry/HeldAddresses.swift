@@ -113,11 +113,7 @@ final class HeldAddresses {
     /// or of a subclass (not a box, a closure context or an error, whose metadata is not a
     /// class's).
     static func isTrackedObjectClass(_ metadata: UInt, map: MemoryMap) -> Bool {
-        // Metadata is word-aligned; a misaligned word is not a class (and a typed load from it
-        // traps in an unoptimised build).
-        guard metadata % 8 == 0, map.readableBytes(at: metadata) >= 8,
-            let pointer = UnsafeRawPointer(bitPattern: metadata)
-        else {
+        guard map.holdsWord(at: metadata), let pointer = UnsafeRawPointer(bitPattern: metadata) else {
             return false
         }
         let kind = pointer.load(as: UInt.self)
@@ -130,7 +126,7 @@ final class HeldAddresses {
             if type == TrackedObject.self { return true }
             guard let superclass = _getSuperclass(type) else { return false }
             let superMetadata = UInt(bitPattern: unsafeBitCast(superclass, to: UnsafeRawPointer.self))
-            guard superMetadata % 8 == 0, map.readableBytes(at: superMetadata) >= 8,
+            guard map.holdsWord(at: superMetadata),
                 let superPointer = UnsafeRawPointer(bitPattern: superMetadata),
                 superPointer.load(as: UInt.self) == 0 || superPointer.load(as: UInt.self) >= 0x800
             else { return false }
