@@ -345,6 +345,16 @@ public enum LeakTrace {
                 "make the capture of \(baseName(type(capture.to))) weak")
         }
         let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
+        if let field = FieldDeclaration.fieldName(ofLabel: back.label), !isWholeField(back.label) {
+            // `subscriptions[1]`, `history[0].subscription`: the reference sits inside the
+            // field's storage (an array element, a value's member), where `weak` cannot go.
+            return make(
+                back,
+                "`\(back.label)` is inside `\(field)` of \(type(back.from)), where a reference cannot be weak: remove it "
+                    + "from `\(field)` (cancel or dispose it first) when \(type(back.from)) is done, or keep a weak box "
+                    + "there instead; it points back to \(type(back.to)).",
+                "clear `\(field)` in \(baseName(type(back.from))) when it is done")
+        }
         return make(
             back,
             "make `\(back.label)` in \(type(back.from)) weak (`weak var`, or @WeakRef), or clear it when \(type(back.from)) is done; "
@@ -420,7 +430,10 @@ public enum LeakTrace {
                 let owner = snapshot.object(fix.step.from)?.type,
                 let declaration = snapshot.declaration(of: field, in: owner)
             {
-                return declarationPlace(declaration, makingWeak: fix.action.hasSuffix(" weak"))
+                // Only a reference that is the field itself can be declared weak: not an element
+                // of an array it holds, nor a member of a value stored in it.
+                return declarationPlace(
+                    declaration, makingWeak: fix.action.hasSuffix(" weak") && isWholeField(fix.step.label))
             }
             if fix.step.label == "capture", var closure = edge?.closure, closure.contains(" at ") {
                 if closure.hasSuffix(" " + Symbolicator.ownClosureMarker) {
@@ -456,7 +469,10 @@ public enum LeakTrace {
                         let typeEnd = weak[colon.upperBound...].firstIndex { $0 == "=" || $0 == "{" } ?? weak.endIndex
                         let type = weak[colon.upperBound..<typeEnd].trimmingCharacters(in: .whitespaces)
                         if !type.isEmpty, !type.hasSuffix("?"), !type.hasSuffix("!") {
-                            weak.replaceSubrange(colon.upperBound..<typeEnd, with: type + "?")
+                            // `let owner: Owner = owner` → `weak var owner: Owner? = owner`: the
+                            // space before an initializer or accessor block stays.
+                            weak.replaceSubrange(
+                                colon.upperBound..<typeEnd, with: type + (typeEnd == weak.endIndex ? "?" : "? "))
                         }
                     }
                     text += " → `\(weak)`"
@@ -465,6 +481,12 @@ public enum LeakTrace {
             }
         }
         return "\(file):\(declaration.line) (\(text))"
+    }
+
+    /// Whether an edge's label is a stored property itself (`parent`), not a place inside one
+    /// (`items[0]`, `state.owner`) or a property wrapper's storage (`_name`).
+    static func isWholeField(_ label: String) -> Bool {
+        FieldDeclaration.fieldName(ofLabel: label) == label
     }
 
     /// `function at path/File.swift:12` → `File.swift:12 (function)`.

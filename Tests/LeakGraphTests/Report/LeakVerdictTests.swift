@@ -22,6 +22,40 @@ struct LeakVerdictTests {
                 + "make `parent` in Child weak.")
     }
 
+    @Test("a reference inside a field's storage is cleared, never declared weak: the declaration is shown unchanged")
+    func referenceInsideAField() throws {
+        // A subscriber keeping each subscription in an array of events (OpenCombine's test helper).
+        var snapshot = GraphBuilder().object(1, "Recorder").object(2, "Conduit")
+            .edge(1, 2, "history[0].subscription").edge(2, 1, "downstream").build()
+        snapshot.fieldDeclarations = [
+            FieldDeclaration(
+                type: "Recorder", field: "history", file: "Sources/App/Recorder.swift", line: 80,
+                text: "private(set) var history: [Event] = []")
+        ]
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot))
+        #expect(fix.action == "clear `history` in Recorder when it is done")
+        #expect(!fix.advice.contains("weak var"))
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(
+            sentence.hasSuffix(
+                "fix at Recorder.swift:80 (`private(set) var history: [Event] = []`): "
+                    + "clear `history` in Recorder when it is done."))
+        // The field itself is still declared weak.
+        var direct = GraphBuilder().object(1, "Recorder").object(2, "Conduit")
+            .edge(1, 2, "conduit").edge(2, 1, "downstream").build()
+        direct.fieldDeclarations = [
+            FieldDeclaration(
+                type: "Recorder", field: "conduit", file: "Recorder.swift", line: 3,
+                text: "let conduit: Conduit = Conduit()")
+        ]
+        let (directCycle, _) = try firstCycle(direct)
+        #expect(
+            LeakTrace.verdict(for: directCycle, in: direct).contains(
+                "fix at Recorder.swift:3 (`let conduit: Conduit = Conduit()` → `weak var conduit: Conduit? = Conduit()`)"
+            ))
+    }
+
     @Test("a closure capture ends with making the capture weak")
     func capture() throws {
         let snapshot = GraphBuilder().object(1, "ViewModel").object(2, "FlatMap<Int>")
