@@ -10,6 +10,8 @@ int lg_frame_rule_slot_count(void);
 uint64_t lg_frame_rule_at(int slot, uint64_t *rule);
 // Learns `rule` for `returnAddress` unless it has one (a rule read from the cache).
 void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule);
+// How many rules this process learned by unwinding (not read from the cache with the call above).
+uint64_t lg_frame_rules_learned_here(void);
 // Makes the whole table resident and writable at once, before `count` rules are inserted: when
 // that is enough to touch nearly every page anyway (see stack_capture.c).
 void lg_frame_rules_prepare_for(uint64_t count);
@@ -20,8 +22,11 @@ int lg_frame_rule_is_valid(uint64_t rule);
 
 // lg_capture_stack from a frame its caller knows: `pc` the return address into the frame, `sp`
 // and `rbp` the frame's stack and frame pointers at that call. The frames from there, or -1 when
-// the rules cannot walk them (lg_capture_stack then can).
-int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity);
+// the rules cannot walk them (lg_capture_stack then can). `repeat` is set to this thread's token
+// for the remembered walk that gave the frames, 0 when they were walked: the same token and the
+// same `pc` and count mean the same frames, for as long as the thread lives.
+int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity,
+                          uint64_t *repeat);
 
 // Whether `address` is in an executable segment of an image loaded when the rules were read (0
 // before they were): read without any lock, so a frame can be checked inside the allocation hook.

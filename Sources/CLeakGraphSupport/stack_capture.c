@@ -192,7 +192,12 @@ __attribute__((noinline)) static uint64_t lg_rule_after_home(uint64_t returnAddr
     return 0;
 }
 
-static void lg_learn_rule(uint64_t returnAddress, uint64_t rule) {
+// Rules this process learned itself (not read from the cache): none, and the cache has nothing
+// new to be written at exit.
+static _Atomic uint64_t lg_rules_learned_here = 0;
+
+// Puts `rule` in the table unless `returnAddress` has one; whether it did.
+static int lg_store_rule(uint64_t returnAddress, uint64_t rule) {
     uint64_t index = lg_rule_index(returnAddress);
     for (int probe = 0; probe < lg_rule_probes; probe++) {
         lg_rule_slot *slot = &lg_rules[(index + probe) & (lg_rule_slots - 1)];
@@ -202,15 +207,22 @@ static void lg_learn_rule(uint64_t returnAddress, uint64_t rule) {
             if (atomic_compare_exchange_strong_explicit(
                     &slot->returnAddress, &expected, returnAddress, memory_order_relaxed, memory_order_relaxed)) {
                 atomic_store_explicit(&slot->rule, rule, memory_order_release);
-                return;
+                return 1;
             }
             key = expected;
         }
         // Another thread learned it first: the same code gives the same rule.
-        if (key == returnAddress) return;
+        if (key == returnAddress) return 0;
     }
     // The probes are full: this return address stays with libunwind.
+    return 0;
 }
+
+static void lg_learn_rule(uint64_t returnAddress, uint64_t rule) {
+    if (lg_store_rule(returnAddress, rule)) atomic_fetch_add_explicit(&lg_rules_learned_here, 1, memory_order_relaxed);
+}
+
+uint64_t lg_frame_rules_learned_here(void) { return atomic_load_explicit(&lg_rules_learned_here, memory_order_relaxed); }
 
 int lg_frame_rule_slot_count(void) { return lg_rule_slots; }
 
@@ -220,7 +232,7 @@ uint64_t lg_frame_rule_at(int slot, uint64_t *rule) {
     return *rule == 0 ? 0 : address;
 }
 
-void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule) { lg_learn_rule(returnAddress, rule); }
+void lg_frame_rule_insert(uint64_t returnAddress, uint64_t rule) { (void)lg_store_rule(returnAddress, rule); }
 
 void lg_frame_rules_prepare_for(uint64_t count) {
     // Inserting a rule reads its slot, then writes it: a page's first read maps the shared zero
@@ -300,6 +312,7 @@ enum { lg_repeat_ways = 8, lg_repeat_frames = 40 };
 // return addresses read (a remembered walk's frame 1 is `pc`, frame k + 2 is returnWords[k]).
 // Static thread-locals are carved from every thread's stack by glibc: kept small.
 typedef struct {
+    uint64_t token;         // this thread's number for the walk now in the way (never reused)
     uintptr_t pc, sp, rbp;  // frame 1's
     int rbpMatters;         // a rule used frame 1's rbp before any step had read one
     int total;              // the frames asked for, from frame 1; 0 for an empty way
@@ -323,6 +336,11 @@ static __thread uintptr_t lg_recent_walk[lg_recent_walks];
 static __thread int lg_recent_next = 0;
 // Captures this thread answered from a remembered walk (for tests; a plain thread-local add).
 static __thread uint64_t lg_repeat_hits = 0;
+// The last token given to a remembered walk, and the token of the walk that answered this
+// thread's latest capture (0: it was walked). A walk's frames never change while its token
+// stands, so a caller can key what it made of those frames (an interned stack) by the token.
+static __thread uint64_t lg_repeat_tokens = 0;
+static __thread uint64_t lg_capture_token = 0;
 
 __attribute__((noinline)) static int lg_learn_stack_bounds(void) {
     lg_stack_known = -1;
@@ -571,6 +589,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         }
         lg_repeat_hits++;
         lg_repeat_last = way;
+        lg_capture_token = walk->token;
         return written;
     }
     return -1;
@@ -604,6 +623,7 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
     if (memo[1].pc != caller->pc || memo[1].sp != caller->sp) return;
     lg_repeat_walk *walk = &lg_repeats[lg_repeat_next];
     walk->total = 0;  // empty until complete
+    walk->token = ++lg_repeat_tokens;
     uintptr_t base = caller->sp;
     int rbpNeeded = 0;  // a frame further out uses the rbp that the steps so far leave
     int returnReads = frames - 2;
@@ -825,14 +845,19 @@ uint64_t lg_stack_repeats_on_this_thread(void) {
 #endif
 }
 
-int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity) {
+int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *buffer, int capacity,
+                          uint64_t *repeat) {
+    *repeat = 0;
 #if LG_LEARNED_RULES
     if (!atomic_load_explicit(&lg_loaded, memory_order_acquire) || !lg_learns_rules || capacity <= 0
         || !lg_know_stack_bounds() || sp < lg_stack_low + 8 || sp > lg_stack_high)
         return -1;
     lg_frame_state state = {pc, sp, rbp, 0, 0};
+    lg_capture_token = 0;
     int written = lg_walk_learning(state, lg_stack_high, capacity, buffer, 0);
-    return written < 0 ? -1 : written;
+    if (written < 0) return -1;
+    if (written > 0) *repeat = lg_capture_token;
+    return written;
 #else
     (void)pc;
     (void)sp;

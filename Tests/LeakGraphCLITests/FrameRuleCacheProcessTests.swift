@@ -4,7 +4,9 @@ import Testing
 /// The learned frame rules a process writes at exit for the next run (see frame_rule_cache.c).
 @Suite("Frame rule cache across processes")
 struct FrameRuleCacheProcessTests {
-    @Test("a tracked program leaves its rules in LEAKGRAPH_CACHE_DIR; the next run reads them and leaves no temporary")
+    @Test(
+        "a tracked program leaves its rules in LEAKGRAPH_CACHE_DIR; the next run reads them and leaves no temporary; a run that learns nothing rewrites nothing"
+    )
     func rulesKeptForTheNextRun() throws {
         let example = try builtExample("plain-classes-example")
         let directory = makeTemporaryDirectory("frame-rule-cache")
@@ -20,6 +22,19 @@ struct FrameRuleCacheProcessTests {
         #expect(second.output == first.output)
         let after = (try? FileManager.default.contentsOfDirectory(atPath: rules)) ?? []
         #expect(Set(after) == Set(written), "\(after)")
+        // A file is written whole under a temporary name and renamed over the old one: the same
+        // file number after a run means it was not written again.
+        func fileNumbers() -> [String: Int] {
+            Dictionary(
+                uniqueKeysWithValues: after.map { name in
+                    let attributes = try? FileManager.default.attributesOfItem(atPath: rules + "/" + name)
+                    return (name, (attributes?[.systemFileNumber] as? NSNumber)?.intValue ?? -1)
+                })
+        }
+        let before = fileNumbers()
+        let third = try runExecutable(example, environment: environment)
+        #expect(third.status == 0 && !third.crashed, "\(third.errors)")
+        #expect(fileNumbers() == before)
     }
 
     @Test("LEAKGRAPH_CACHE_DIR=off keeps nothing, not even in the home folder")

@@ -91,6 +91,26 @@ struct ProcessTrackingTests {
         #expect(stack.frames.contains { $0.contains("main.swift") })
     }
 
+    @Test("closures made again and again at a dozen lines of one function each get their own line's stack")
+    func manyAllocationSites() throws {
+        let run = try Self.run(["--many-sites"], environment: ["LEAKGRAPH_TRACK": "all", "LEAKGRAPH_DUMP": "full"])
+        #expect(run.status == 0, "\(run.errors)")
+        let dump = try #require(run.dump, "a dump was written: \(run.errors)")
+        let markers = dump.snapshot.objects.filter { object in
+            object.type == "closure context"
+                && (dump.snapshot.stack(object.stack)?.frames.first?.contains("allocateAtManySites") ?? false)
+        }
+        #expect(markers.count == 72)
+        // Six calls of twelve lines: twelve stacks, six objects each, each naming its own line.
+        let byStack = Dictionary(grouping: markers) { $0.stack ?? -1 }
+        #expect(byStack.count == 12 && byStack.values.allSatisfy { $0.count == 6 }, "\(byStack.mapValues(\.count))")
+        let lines = Set(
+            byStack.keys.compactMap { id in
+                dump.snapshot.stack(id)?.frames.first { $0.contains("allocateAtManySites") }
+            })
+        #expect(lines.count == 12, "\(lines)")
+    }
+
     @Test("LeakGraph.trackAllObjects() from code sees what is allocated after it")
     func fromCode() throws {
         let run = try Self.run(["--track-from-code"], environment: ["LEAKGRAPH_STACKS": "off"])

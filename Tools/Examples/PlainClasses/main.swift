@@ -50,6 +50,26 @@ final class ViewModel {
     }
 }
 
+/// One closure context per allocating line, kept alive: `--many-sites` calls the function below
+/// again and again, and each line's contexts must share that line's stack (the lines share every
+/// frame but the innermost, and outnumber the entries of a thread's per-line stack cache).
+nonisolated(unsafe) var callbacks: [() -> Int] = []  // written on the main thread only
+
+@inline(never) func allocateAtManySites(_ round: Int) {
+    callbacks.append { round + 1 }
+    callbacks.append { round + 2 }
+    callbacks.append { round + 3 }
+    callbacks.append { round + 4 }
+    callbacks.append { round + 5 }
+    callbacks.append { round + 6 }
+    callbacks.append { round + 7 }
+    callbacks.append { round + 8 }
+    callbacks.append { round + 9 }
+    callbacks.append { round + 10 }
+    callbacks.append { round + 11 }
+    callbacks.append { round + 12 }
+}
+
 /// Holds a cycle from a global: alive on purpose, so "retained", never "leaked".
 nonisolated(unsafe) var keptForever: Parent?  // written once, on the main thread, before any other
 
@@ -83,4 +103,7 @@ if CommandLine.arguments.contains("--track-from-code") {
     LeakGraph.trackAllObjects()
 }
 makeLeaks()
+if CommandLine.arguments.contains("--many-sites") {
+    for round in 0..<6 { allocateAtManySites(round) }
+}
 print("plain-classes-example: done")
