@@ -134,7 +134,7 @@ static inline uint64_t lg_mix(uintptr_t address) {
 
 static inline lg_shard *lg_shard_of(uint64_t hash) { return &lg_shards[hash >> (64 - lg_shard_bits)]; }
 
-/// An address's home slot in its shard of `capacity` slots (a power of two, at least 1024): the
+/// An address's home slot in its shard of `capacity` slots (a power of two, at least 256): the
 /// hash's bits just under the shard's. A multiplicative hash's high bits depend on the whole
 /// address; its low bits only on the address's low bits, which repeat at an allocation size's
 /// stride (objects of one 64-byte malloc size class had one home slot in four: inserting took 22
@@ -143,8 +143,14 @@ static inline size_t lg_home(uint64_t hash, size_t capacity) {
     return (size_t)((hash << lg_shard_bits) >> (64 - __builtin_ctzll((unsigned long long)capacity)));
 }
 
+// A shard's first table: 256 slots (6 KB; all 64 shards 384 KB). A test process of a few thousand
+// objects needs no more, and zeroing 1,024-slot tables (1.5 MB) was a tenth of what whole-process
+// tracking cost one (instructions, Tools/Benchmarks/README.md); a big process grows each shard
+// twice more, rehashing under 600 records.
+enum { lg_first_shard_capacity = 256 };
+
 static int lg_grow(lg_shard *shard) {
-    size_t capacity = shard->capacity ? shard->capacity * 2 : 1024;
+    size_t capacity = shard->capacity ? shard->capacity * 2 : lg_first_shard_capacity;
     lg_record *slots = calloc(capacity, sizeof(lg_record));
     if (slots == NULL) return 0;
     size_t mask = capacity - 1;
@@ -527,7 +533,7 @@ int lg_process_tracking_active(void) { return atomic_load_explicit(&lg_recording
 size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard) {
     uint64_t hash = lg_mix(address);
     *shard = (int)(lg_shard_of(hash) - lg_shards);
-    if (capacity < 1024 || (capacity & (capacity - 1)) != 0) return SIZE_MAX;  // never a shard's
+    if (capacity < lg_first_shard_capacity || (capacity & (capacity - 1)) != 0) return SIZE_MAX;  // never a shard's
     return lg_home(hash, capacity);
 }
 

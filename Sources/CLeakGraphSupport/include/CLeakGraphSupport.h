@@ -255,7 +255,7 @@ int lg_process_is_recorded(uintptr_t address);
 
 /// The slot where the record of the object at `address` starts its probe in a shard of
 /// `capacity` slots, and (`shard`) which of the table's shards holds it. For tests of the record
-/// table's spread; SIZE_MAX for a capacity no shard has (a power of two, at least 1024) and where
+/// table's spread; SIZE_MAX for a capacity no shard has (a power of two, at least 256) and where
 /// whole-process tracking is compiled out.
 size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard);
 /// Adds `delta` to this thread's suppression count: while it is above zero, this thread's

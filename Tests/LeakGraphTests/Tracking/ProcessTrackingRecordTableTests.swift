@@ -41,5 +41,7 @@ struct ProcessTrackingRecordTableTests {
         #expect(homes.count > capacity * 3 / 8, "\(homes.count) home slots for \(inShard) objects of one shard")
         var shard: Int32 = 0
         #expect(lg_process_home_slot(base, 1000, &shard) == -1, "not a shard's capacity")
+        #expect(lg_process_home_slot(base, 128, &shard) == -1, "below a shard's first capacity")
+        #expect(lg_process_home_slot(base, 256, &shard) < 256, "a shard's first capacity")
     }
 }
