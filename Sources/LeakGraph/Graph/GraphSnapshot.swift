@@ -169,8 +169,23 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     }
 
     /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`: a type's name without generic arguments or
-    /// module, as rules and disposal labels name owners.
+    /// module, as rules and disposal labels name owners. A closure context is named after the
+    /// function its closure is in (`context of closure #1 in static Tests.testDemand<A>(_:)` →
+    /// `context of testDemand`), a thunk's after nothing (its name is a signature): cut at a dot
+    /// like a type, those gave `testDemand` and `Output) -> (@unowned Bool)`.
     static func baseTypeName(_ type: String) -> String {
+        let contextPrefix = "context of "
+        if type.hasPrefix(contextPrefix) {
+            let described = type.dropFirst(contextPrefix.count)
+            if described.hasPrefix("thunk ") || described.hasPrefix("reabstraction thunk") {
+                return contextPrefix + "a thunk"
+            }
+            let function =
+                described.range(of: " in ", options: .backwards).map { described[$0.upperBound...] } ?? described
+            let name = function.prefix { $0 != "<" && $0 != "(" }
+            let last = name.split(separator: ".").last ?? name
+            return contextPrefix + (last.split(separator: " ").last ?? last)
+        }
         let plain = type.prefix { $0 != "<" }
         return String(plain.split(separator: ".").last ?? plain)
     }

@@ -348,11 +348,17 @@ public enum LeakTrace {
         if let field = FieldDeclaration.fieldName(ofLabel: back.label), !isWholeField(back.label) {
             // `subscriptions[1]`, `history[0].subscription`: the reference sits inside the
             // field's storage (an array element, a value's member), where `weak` cannot go.
+            // An element of a collection is removed; a member of a stored value (an enum's
+            // payload: `status.subscribed`) goes when the field is set to a value without it.
+            let element = back.label.dropFirst(back.label.hasPrefix("_") ? field.count + 1 : field.count).hasPrefix("[")
+            let release =
+                element
+                ? "remove it from `\(field)`" : "set `\(field)` to a value that does not hold it"
             return make(
                 back,
-                "`\(back.label)` is inside `\(field)` of \(type(back.from)), where a reference cannot be weak: remove it "
-                    + "from `\(field)` (cancel or dispose it first) when \(type(back.from)) is done, or keep a weak box "
-                    + "there instead; it points back to \(type(back.to)).",
+                "`\(back.label)` is inside `\(field)` of \(type(back.from)), where a reference cannot be weak: \(release) "
+                    + "(cancel or dispose it first) when \(type(back.from)) is done, or keep a weak box there instead; "
+                    + "it points back to \(type(back.to)).",
                 "clear `\(field)` in \(baseName(type(back.from))) when it is done")
         }
         return make(

@@ -36,6 +36,13 @@ struct LeakVerdictTests {
         let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot))
         #expect(fix.action == "clear `history` in Recorder when it is done")
         #expect(!fix.advice.contains("weak var"))
+        #expect(fix.advice.contains("remove it from `history`"), "\(fix.advice)")
+        // An enum's payload: set the field to another case.
+        let member = GraphBuilder().object(1, "Inner").object(2, "Conduit")
+            .edge(1, 2, "status.subscribed").edge(2, 1, "downstream").build()
+        let (memberCycle, _) = try firstCycle(member)
+        let memberAdvice = LeakTrace.fix(for: memberCycle, in: member)?.advice ?? ""
+        #expect(memberAdvice.contains("set `status` to a value that does not hold it"), "\(memberAdvice)")
         let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
         #expect(
             sentence.hasSuffix(
@@ -54,6 +61,22 @@ struct LeakVerdictTests {
             LeakTrace.verdict(for: directCycle, in: direct).contains(
                 "fix at Recorder.swift:3 (`let conduit: Conduit = Conduit()` → `weak var conduit: Conduit? = Conduit()`)"
             ))
+    }
+
+    @Test("the culprit's victims name a closure context after its function, a thunk's as a thunk")
+    func contextVictimNames() throws {
+        let snapshot = GraphBuilder().object(1, "Inner<Sink<Int>>").object(2, "Sink<Int>")
+            .object(3, "context of closure #1 in static FilterTests.testDemand<A>(subscriberIsAlsoSubscription:_:)")
+            .object(4, "context of thunk for @escaping @callee_guaranteed (@in_guaranteed A.Output) -> (@unowned Bool)")
+            .object(5, "context of closure #2 in variable initialization expression of DelayTests.delaySubscription")
+            .edge(1, 2, "downstream").edge(2, 1, "subscription").edge(1, 3, "predicate").edge(1, 4, "thunk")
+            .edge(1, 5, "schedule").build()
+        let (cycle, report) = try firstCycle(snapshot)
+        let line = LeakTrace.culpritLine(for: cycle, Dominators(snapshot, report: report), snapshot)
+        #expect(line.contains("context of testDemand ×1"), "\(line)")
+        #expect(line.contains("context of a thunk ×1"), "\(line)")
+        #expect(line.contains("context of delaySubscription ×1"), "\(line)")
+        #expect(!line.contains("Output)"), "\(line)")
     }
 
     @Test("a closure capture ends with making the capture weak")
