@@ -21,11 +21,18 @@ public struct FieldDeclaration: Sendable, Hashable, Codable {
         self.text = text
     }
 
+    /// The storage the compiler gives a `lazy var` (`$__lazy_storage_$_storage` for `lazy var
+    /// storage`), as reflection names it.
+    static let lazyStoragePrefix = "$__lazy_storage_$_"
+
     /// The property an edge label names: its leading identifier (`items[0]` → `items`), less a
-    /// property wrapper's underscore; nil for labels that name no stored property (`capture`).
+    /// property wrapper's underscore or a `lazy var`'s storage prefix; nil for labels that name no
+    /// stored property (`capture`).
     public static func fieldName(ofLabel label: String) -> String? {
         guard label != "capture", label != "self" else { return nil }
-        var name = Substring(label.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        let unprefixed =
+            label.hasPrefix(lazyStoragePrefix) ? label.dropFirst(lazyStoragePrefix.count) : Substring(label)
+        var name = Substring(unprefixed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         guard !name.isEmpty, !(name.first?.isNumber ?? true) else { return nil }
         if name.hasPrefix("_") && name.count > 1 { name = name.dropFirst() }
         return String(name)

@@ -350,7 +350,7 @@ public enum LeakTrace {
             // field's storage (an array element, a value's member), where `weak` cannot go.
             // An element of a collection is removed; a member of a stored value (an enum's
             // payload: `status.subscribed`) goes when the field is set to a value without it.
-            let element = back.label.dropFirst(back.label.hasPrefix("_") ? field.count + 1 : field.count).hasPrefix("[")
+            let element = back.label.drop { $0 != "[" && $0 != "." }.hasPrefix("[")
             let release =
                 element
                 ? "remove it from `\(field)`" : "set `\(field)` to a value that does not hold it"
@@ -358,6 +358,28 @@ public enum LeakTrace {
                 back,
                 "`\(back.label)` is inside `\(field)` of \(type(back.from)), where a reference cannot be weak: \(release) "
                     + "(cancel or dispose it first) when \(type(back.from)) is done, or keep a weak box there instead; "
+                    + "it points back to \(type(back.to)).",
+                "clear `\(field)` in \(baseName(type(back.from))) when it is done")
+        }
+        if let field = FieldDeclaration.fieldName(ofLabel: back.label), isWholeField(back.label),
+            let declaration = snapshot.declaration(of: field, in: type(back.from)),
+            let declared = declaredType(of: declaration), !canBeWeak(declared)
+        {
+            // `var instance: Any?` holding an object: `weak` needs a class-bound type.
+            return make(
+                back,
+                "`\(field)` in \(type(back.from)) is declared `\(declared)`, which cannot be weak: set it to nil when "
+                    + "\(type(back.from)) is done, or keep a weak box there instead; it points back to \(type(back.to)).",
+                "clear `\(field)` in \(baseName(type(back.from))) when it is done")
+        }
+        if let field = FieldDeclaration.fieldName(ofLabel: back.label),
+            back.label.hasPrefix(FieldDeclaration.lazyStoragePrefix)
+        {
+            // A `lazy var`'s storage: the property itself, but `lazy` cannot be `weak`.
+            return make(
+                back,
+                "`\(field)` in \(type(back.from)) is a `lazy var`, which cannot be weak: clear it when \(type(back.from)) is "
+                    + "done (declare it optional), or have what it holds keep \(type(back.to)) weakly; "
                     + "it points back to \(type(back.to)).",
                 "clear `\(field)` in \(baseName(type(back.from))) when it is done")
         }
@@ -465,7 +487,10 @@ public enum LeakTrace {
     static func declarationPlace(_ declaration: FieldDeclaration, makingWeak: Bool) -> String {
         let file = declaration.file.split(separator: "/").last.map(String.init) ?? declaration.file
         var text = "`\(declaration.text)`"
-        if makingWeak, !declaration.text.contains("weak "), !declaration.text.contains("unowned ") {
+        // `lazy` and `weak` do not go together: a lazy property's fix is to clear it.
+        if makingWeak, !declaration.text.contains("weak "), !declaration.text.contains("unowned "),
+            !declaration.text.contains("lazy "), declaredType(of: declaration).map(canBeWeak) ?? true
+        {
             for keyword in ["var ", "let "] {
                 if let range = declaration.text.range(of: keyword + declaration.field) {
                     var weak = declaration.text
@@ -489,10 +514,30 @@ public enum LeakTrace {
         return "\(file):\(declaration.line) (\(text))"
     }
 
+    /// The type a declaration writes after its field's name (`var parent: Parent? = nil` →
+    /// `Parent?`); nil when it writes none (`var parent = Parent()`).
+    static func declaredType(of declaration: FieldDeclaration) -> String? {
+        guard let colon = declaration.text.range(of: declaration.field + ": ") else { return nil }
+        let rest = declaration.text[colon.upperBound...]
+        let end = rest.firstIndex { $0 == "=" || $0 == "{" } ?? rest.endIndex
+        let type = rest[..<end].trimmingCharacters(in: .whitespaces)
+        return type.isEmpty ? nil : type
+    }
+
+    /// Whether a property of `type` may be declared `weak`: not `Any`, a collection or a tuple
+    /// (an object found there is held through a value), nor a type that only a class-bound
+    /// protocol could tell apart from a value — those are left to the user.
+    static func canBeWeak(_ type: String) -> Bool {
+        var base = Substring(type)
+        while base.hasSuffix("?") || base.hasSuffix("!") { base = base.dropLast() }
+        return base != "Any" && !base.hasPrefix("[") && !base.hasPrefix("(")
+    }
+
     /// Whether an edge's label is a stored property itself (`parent`), not a place inside one
     /// (`items[0]`, `state.owner`) or a property wrapper's storage (`_name`).
     static func isWholeField(_ label: String) -> Bool {
-        FieldDeclaration.fieldName(ofLabel: label) == label
+        guard let field = FieldDeclaration.fieldName(ofLabel: label) else { return false }
+        return label == field || label == FieldDeclaration.lazyStoragePrefix + field
     }
 
     /// `function at path/File.swift:12` → `File.swift:12 (function)`.

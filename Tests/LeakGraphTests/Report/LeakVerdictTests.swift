@@ -63,6 +63,47 @@ struct LeakVerdictTests {
             ))
     }
 
+    @Test("a lazy property's storage is found at its declaration, and cleared, never made weak")
+    func lazyProperty() throws {
+        // Swinject's ServiceEntry keeps its instance storage in a `lazy var`.
+        var snapshot = GraphBuilder().object(1, "ServiceEntry").object(2, "PermanentStorage")
+            .edge(1, 2, "$__lazy_storage_$_storage").edge(2, 1, "instance").build()
+        snapshot.fieldDeclarations = [
+            FieldDeclaration(
+                type: "ServiceEntry", field: "storage", file: "Sources/ServiceEntry.swift", line: 28,
+                text: "internal lazy var storage: InstanceStorage = { [unowned self] in")
+        ]
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
+        #expect(fix.step.label == "$__lazy_storage_$_storage")
+        #expect(fix.action == "clear `storage` in ServiceEntry when it is done")
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(
+            sentence.contains(
+                "fix at ServiceEntry.swift:28 (`internal lazy var storage: InstanceStorage = { [unowned self] in`)"),
+            "\(sentence)")
+        #expect(!sentence.contains("weak var storage"))
+    }
+
+    @Test("a property declared `Any?` holding an object is cleared, never rewritten as an invalid weak one")
+    func anyProperty() throws {
+        // Swinject's PermanentStorage keeps its instance as `Any?`.
+        var snapshot = GraphBuilder().object(1, "Container").object(2, "PermanentStorage")
+            .edge(1, 2, "storage").edge(2, 1, "instance").build()
+        snapshot.fieldDeclarations = [
+            FieldDeclaration(
+                type: "PermanentStorage", field: "instance", file: "Sources/InstanceStorage.swift", line: 44,
+                text: "public var instance: Any?")
+        ]
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
+        #expect(fix.step.label == "instance")
+        #expect(fix.action == "clear `instance` in PermanentStorage when it is done")
+        #expect(fix.advice.contains("is declared `Any?`, which cannot be weak"), "\(fix.advice)")
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(sentence.contains("fix at InstanceStorage.swift:44 (`public var instance: Any?`):"), "\(sentence)")
+    }
+
     @Test("the culprit's victims name a closure context after its function, a thunk's as a thunk")
     func contextVictimNames() throws {
         let snapshot = GraphBuilder().object(1, "Inner<Sink<Int>>").object(2, "Sink<Int>")

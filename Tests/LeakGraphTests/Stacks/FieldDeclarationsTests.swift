@@ -85,6 +85,12 @@ struct FieldDeclarationsTests {
             LeakTrace.declarationPlace(declaration, makingWeak: true)
                 == "main.swift:10 (`var parent: Parent?` → `weak var parent: Parent?`)")
         #expect(LeakTrace.declarationPlace(declaration, makingWeak: false) == "main.swift:10 (`var parent: Parent?`)")
+        // Only a class-bound type can be weak.
+        #expect(LeakTrace.canBeWeak("Parent?") && LeakTrace.canBeWeak("AnyObject?"))
+        #expect(!LeakTrace.canBeWeak("Any!") && !LeakTrace.canBeWeak("[Child]") && !LeakTrace.canBeWeak("(Int, Child)"))
+        let any = FieldDeclaration(
+            type: "Box", field: "value", file: "Box.swift", line: 3, text: "var value: Any? = nil")
+        #expect(LeakTrace.declarationPlace(any, makingWeak: true) == "Box.swift:3 (`var value: Any? = nil`)")
         let constant = FieldDeclaration(
             type: "Section", field: "document", file: "main.swift", line: 30, text: "let document: Document")
         #expect(
@@ -127,5 +133,6 @@ struct FieldDeclarationsTests {
         #expect(FieldDeclaration.fieldName(ofLabel: "items[0]") == "items")
         #expect(FieldDeclaration.fieldName(ofLabel: "_name") == "name")
         #expect(FieldDeclaration.fieldName(ofLabel: "capture") == nil)
+        #expect(FieldDeclaration.fieldName(ofLabel: "$__lazy_storage_$_storage") == "storage")
     }
 }
