@@ -417,7 +417,13 @@ public enum LeakTrace {
         // The loop from the edge to cut, so that the sentence starts with the object to change.
         var steps = cycle.path
         if let fix, let start = steps.firstIndex(of: fix.step) { steps = Array(steps[start...] + steps[..<start]) }
-        func short(_ id: UInt64) -> String { DotExporter.shorten(snapshot.object(id)?.type ?? "#\(id)", to: 48) }
+        func short(_ id: UInt64) -> String {
+            let type = snapshot.object(id)?.type ?? "#\(id)"
+            // A closure context by its function (`context of resolveAsWrapper`): its whole name
+            // cut to fit read `context of closure #1 i…B>(name:option:invoker:)`.
+            if type.hasPrefix("context of ") { return ObjectInfo.baseTypeName(type) }
+            return DotExporter.shorten(type, to: 48)
+        }
         var loop = steps.first.map { short($0.from) } ?? ""
         for step in steps { loop += " —\(step.label)→ " + short(step.to) }
         let owner = steps.first.map(\.from) ?? cycle.objects.first ?? 0

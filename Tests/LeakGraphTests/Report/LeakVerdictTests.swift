@@ -118,6 +118,12 @@ struct LeakVerdictTests {
         #expect(line.contains("context of a thunk ×1"), "\(line)")
         #expect(line.contains("context of delaySubscription ×1"), "\(line)")
         #expect(!line.contains("Output)"), "\(line)")
+        let closureLoop = GraphBuilder().object(1, "Container")
+            .object(2, "context of closure #1 in Container.resolveAsWrapper<A, B>(name:option:invoker:)")
+            .edge(1, 2, "factory").edge(2, 1, "capture").build()
+        let (loop, _) = try firstCycle(closureLoop)
+        let sentence = LeakTrace.verdict(for: loop, in: closureLoop)
+        #expect(sentence.contains("—capture→ Container —factory→ context of resolveAsWrapper"), "\(sentence)")
     }
 
     @Test("a closure capture ends with making the capture weak")
