@@ -336,11 +336,11 @@ static __thread uintptr_t lg_recent_walk[lg_recent_walks];
 static __thread int lg_recent_next = 0;
 // Captures this thread answered from a remembered walk (for tests; a plain thread-local add).
 static __thread uint64_t lg_repeat_hits = 0;
-// The last token given to a remembered walk, and the token of the walk that answered this
-// thread's latest capture (0: it was walked). A walk's frames never change while its token
-// stands, so a caller can key what it made of those frames (an interned stack) by the token.
+// The last token given to a remembered walk. A walk's frames never change while its token
+// stands, so a caller can key what it made of those frames (an interned stack) by the token
+// (handed out by each capture, not kept in a thread-local a signal handler's capture could
+// overwrite in between).
 static __thread uint64_t lg_repeat_tokens = 0;
-static __thread uint64_t lg_capture_token = 0;
 
 __attribute__((noinline)) static int lg_learn_stack_bounds(void) {
     lg_stack_known = -1;
@@ -567,9 +567,11 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
 // read. Frames [skip, total) go to `buffer`, their count returned; -1 when none fits. Walks are
 // kept from frame 1 so that allocations at different lines of one function share one (frame 0
 // is stepped each time). Every address read was in this thread's stack at or above
-// `caller.sp` when remembered (the walk checks its bounds), and `caller.sp` is the same.
+// `caller.sp` when remembered (the walk checks its bounds), and `caller.sp` is the same. `token`
+// gets the fitting walk's token.
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_repeat_find(
-    const lg_frame_state *state, const lg_frame_state *caller, int total, uintptr_t *buffer, int skip) {
+    const lg_frame_state *state, const lg_frame_state *caller, int total, uintptr_t *buffer, int skip,
+    uint64_t *token) {
     // From the way that answered last: a loop asks for the same walk again and again.
     for (int tried = 0, way = lg_repeat_last; tried < lg_repeat_ways; tried++, way = (way + 1) & (lg_repeat_ways - 1)) {
         const lg_repeat_walk *walk = &lg_repeats[way];
@@ -589,7 +591,7 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         }
         lg_repeat_hits++;
         lg_repeat_last = way;
-        lg_capture_token = walk->token;
+        *token = walk->token;
         return written;
     }
     return -1;
@@ -798,9 +800,11 @@ __attribute__((noinline)) static void lg_read_cached_rules_once(void) {
 // frames with stacks already walked, and one libunwind step per new frame costs a small part of a
 // whole unwind (which also blocks and restores signals twice a step, for its cache's lock).
 // Frames [skip, total) go to `buffer`; -1 when a frame is still without a rule, -2 when one
-// cannot have any (as lg_step).
+// cannot have any (as lg_step). `token` gets the answering walk's token when a remembered walk
+// gave the frames, and is left as it was otherwise.
 __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
-    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip) {
+    lg_frame_state state, uintptr_t high, int total, uintptr_t *buffer, int skip,
+    uint64_t *token) {
     if (__builtin_expect(!atomic_load_explicit(&lg_cache_load_claimed, memory_order_relaxed), 0)) {
         lg_read_cached_rules_once();
     }
@@ -814,7 +818,7 @@ __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
         if (lg_step(&first, &caller, high) == 1) {
             lg_memo_busy = 1;
             __asm__ volatile("" ::: "memory");
-            written = lg_repeat_find(&state, &caller, total, buffer, skip);
+            written = lg_repeat_find(&state, &caller, total, buffer, skip, token);
             __asm__ volatile("" ::: "memory");
             lg_memo_busy = 0;
             if (written >= 0) return written;
@@ -853,10 +857,10 @@ int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *
         || !lg_know_stack_bounds() || sp < lg_stack_low + 8 || sp > lg_stack_high)
         return -1;
     lg_frame_state state = {pc, sp, rbp, 0, 0};
-    lg_capture_token = 0;
-    int written = lg_walk_learning(state, lg_stack_high, capacity, buffer, 0);
+    uint64_t token = 0;
+    int written = lg_walk_learning(state, lg_stack_high, capacity, buffer, 0, &token);
     if (written < 0) return -1;
-    if (written > 0) *repeat = lg_capture_token;
+    if (written > 0) *repeat = token;
     return written;
 #else
     (void)pc;
@@ -894,7 +898,8 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
             lg_frame_state state = {
                 (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
-            int written = lg_walk_learning(state, lg_stack_high, total, buffer, skip);
+            uint64_t token = 0;  // frames with a skip are not keyed by token
+            int written = lg_walk_learning(state, lg_stack_high, total, buffer, skip, &token);
             // In a forked child, no libunwind: its own lock may have been held by a thread of the
             // parent at the fork (a child hung in _ULx86_64_step under the thread sanitizer). A
             // stack the learned rules cannot walk is then left out: the object is recorded

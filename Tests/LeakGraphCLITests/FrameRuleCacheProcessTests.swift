@@ -32,6 +32,7 @@ struct FrameRuleCacheProcessTests {
                 })
         }
         let before = fileNumbers()
+        #expect(!before.isEmpty && before.values.allSatisfy { $0 > 0 }, "file numbers read: \(before)")
         let third = try runExecutable(example, environment: environment)
         #expect(third.status == 0 && !third.crashed, "\(third.errors)")
         #expect(fileNumbers() == before)

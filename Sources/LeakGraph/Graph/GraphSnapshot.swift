@@ -180,15 +180,28 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
             if described.hasPrefix("thunk ") || described.hasPrefix("reabstraction thunk") {
                 return contextPrefix + "a thunk"
             }
-            let function =
+            var function =
                 described.range(of: " in ", options: .backwards).map { described[$0.upperBound...] } ?? described
-            let name = function.prefix { $0 != "<" && $0 != "(" }
-            let last = name.split(separator: ".").last ?? name
-            return contextPrefix + (last.split(separator: " ").last ?? last)
+            for qualifier in ["static ", "class ", "variable initialization expression of "]
+            where function.hasPrefix(qualifier) {
+                function = function.dropFirst(qualifier.count)
+            }
+            let components = function.prefix { $0 != "<" && $0 != "(" }.split(separator: ".")
+            guard let last = components.last else { return type }
+            // An accessor keeps its property: `T.value.getter` → `value.getter`.
+            if components.count >= 2, Self.accessorNames.contains(String(last)) {
+                return contextPrefix + components[components.count - 2] + "." + last
+            }
+            return contextPrefix + last
         }
         let plain = type.prefix { $0 != "<" }
         return String(plain.split(separator: ".").last ?? plain)
     }
+
+    /// What `swift-demangle --simplified` ends an accessor's name with.
+    private static let accessorNames: Set<String> = [
+        "getter", "setter", "modify", "read", "didset", "willset", "unsafeAddressor", "unsafeMutableAddressor",
+    ]
 
     /// `Type "label" #id`, as reports name an object.
     public var displayName: String {

@@ -345,12 +345,13 @@ public enum LeakTrace {
                 "make the capture of \(baseName(type(capture.to))) weak")
         }
         let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
-        if let field = FieldDeclaration.fieldName(ofLabel: back.label), !isWholeField(back.label) {
+        if let field = FieldDeclaration.fieldName(ofLabel: back.label), isInsideField(back.label) {
             // `subscriptions[1]`, `history[0].subscription`: the reference sits inside the
             // field's storage (an array element, a value's member), where `weak` cannot go.
             // An element of a collection is removed; a member of a stored value (an enum's
             // payload: `status.subscribed`) goes when the field is set to a value without it.
-            let element = back.label.drop { $0 != "[" && $0 != "." }.hasPrefix("[")
+            let rest = fieldRemainder(of: back.label)
+            let element = rest.hasPrefix("[") || rest.hasPrefix(".keys[")
             let release =
                 element
                 ? "remove it from `\(field)`" : "set `\(field)` to a value that does not hold it"
@@ -541,6 +542,21 @@ public enum LeakTrace {
 
     /// Whether an edge's label is a stored property itself (`parent`), not a place inside one
     /// (`items[0]`, `state.owner`) or a property wrapper's storage (`_name`).
+    /// Whether an edge's label goes inside a stored property (`items[0]`, `state.owner`,
+    /// `index.keys[0]`), where no `weak` can go; not `_delegate`, a property of that name.
+    static func isInsideField(_ label: String) -> Bool {
+        let rest = fieldRemainder(of: label)
+        return rest.hasPrefix("[") || rest.hasPrefix(".")
+    }
+
+    /// What follows the property a label starts with: `[0].subscription` for
+    /// `history[0].subscription`.
+    static func fieldRemainder(of label: String) -> Substring {
+        let prefix = FieldDeclaration.lazyStoragePrefix
+        let unprefixed = label.hasPrefix(prefix) ? label.dropFirst(prefix.count) : Substring(label)
+        return unprefixed.drop { $0.isLetter || $0.isNumber || $0 == "_" }
+    }
+
     static func isWholeField(_ label: String) -> Bool {
         guard let field = FieldDeclaration.fieldName(ofLabel: label) else { return false }
         return label == field || label == FieldDeclaration.lazyStoragePrefix + field

@@ -43,6 +43,18 @@ struct LeakVerdictTests {
         let (memberCycle, _) = try firstCycle(member)
         let memberAdvice = LeakTrace.fix(for: memberCycle, in: member)?.advice ?? ""
         #expect(memberAdvice.contains("set `status` to a value that does not hold it"), "\(memberAdvice)")
+        // A dictionary's key is an element too.
+        let key = GraphBuilder().object(1, "Cache").object(2, "Entry")
+            .edge(1, 2, "ownerIndex.keys[0]").edge(2, 1, "value").build()
+        let (keyCycle, _) = try firstCycle(key)
+        let keyFix = LeakTrace.fix(for: keyCycle, in: key)
+        #expect(keyFix?.step.label == "ownerIndex.keys[0]")
+        #expect(keyFix?.advice.contains("remove it from `ownerIndex`") == true, "\(keyFix?.advice ?? "")")
+        // A property named with an underscore is a property, not a place inside one.
+        let underscored = GraphBuilder().object(1, "Controller").object(2, "View")
+            .edge(1, 2, "view").edge(2, 1, "_delegate").build()
+        let (underscoredCycle, _) = try firstCycle(underscored)
+        #expect(LeakTrace.fix(for: underscoredCycle, in: underscored)?.action == "make `_delegate` in View weak")
         let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
         #expect(
             sentence.hasSuffix(
@@ -124,6 +136,12 @@ struct LeakVerdictTests {
         let (loop, _) = try firstCycle(closureLoop)
         let sentence = LeakTrace.verdict(for: loop, in: closureLoop)
         #expect(sentence.contains("—capture→ Container —factory→ context of resolveAsWrapper"), "\(sentence)")
+        // An accessor keeps its property's name.
+        let accessor = GraphBuilder().object(1, "Model").object(2, "context of closure #1 in Model.value.getter")
+            .edge(1, 2, "cache").edge(2, 1, "capture").build()
+        let (accessorLoop, _) = try firstCycle(accessor)
+        let accessorSentence = LeakTrace.verdict(for: accessorLoop, in: accessor)
+        #expect(accessorSentence.contains("context of value.getter"), "\(accessorSentence)")
     }
 
     @Test("a closure capture ends with making the capture weak")
