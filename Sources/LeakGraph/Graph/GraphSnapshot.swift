@@ -174,7 +174,7 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     /// `context of testDemand`), a thunk's after nothing (its name is a signature): cut at a dot
     /// like a type, those gave `testDemand` and `Output) -> (@unowned Bool)`.
     static func baseTypeName(_ type: String) -> String {
-        let contextPrefix = "context of "
+        let contextPrefix = namedClosureContextPrefix
         if type.hasPrefix(contextPrefix) {
             let described = type.dropFirst(contextPrefix.count)
             if described.hasPrefix("thunk ") || described.hasPrefix("reabstraction thunk") {
@@ -197,6 +197,10 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         let plain = type.prefix { $0 != "<" }
         return String(plain.split(separator: ".").last ?? plain)
     }
+
+    /// How a closure context named after its closure's function starts (`context of closure #1
+    /// in f()`; the symbolicator names them).
+    static let namedClosureContextPrefix = "context of "
 
     /// What `swift-demangle --simplified` ends an accessor's name with.
     private static let accessorNames: Set<String> = [

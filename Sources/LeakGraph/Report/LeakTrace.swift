@@ -267,7 +267,7 @@ public enum LeakTrace {
         // (a thunk's context holding the closure's own).
         func isContext(_ id: UInt64) -> Bool {
             let name = type(id)
-            return name == Symbolicator.closureContextType || name.hasPrefix("context of ")
+            return name == Symbolicator.closureContextType || name.hasPrefix(ObjectInfo.namedClosureContextPrefix)
         }
         let written = userCaptures.filter { step in
             guard let name = closure(of: step) else { return false }
@@ -345,7 +345,8 @@ public enum LeakTrace {
                 "make the capture of \(baseName(type(capture.to))) weak")
         }
         let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
-        if let field = FieldDeclaration.fieldName(ofLabel: back.label), isInsideField(back.label) {
+        let backField = FieldDeclaration.fieldName(ofLabel: back.label)
+        if let field = backField, isInsideField(back.label) {
             // `subscriptions[1]`, `history[0].subscription`: the reference sits inside the
             // field's storage (an array element, a value's member), where `weak` cannot go.
             // An element of a collection is removed; a member of a stored value (an enum's
@@ -362,7 +363,7 @@ public enum LeakTrace {
                     + "it points back to \(type(back.to)).",
                 "clear `\(field)` in \(baseName(type(back.from))) when it is done")
         }
-        if let field = FieldDeclaration.fieldName(ofLabel: back.label), isWholeField(back.label),
+        if let field = backField, isWholeField(back.label),
             let declaration = snapshot.declaration(of: field, in: type(back.from)),
             let declared = declaredType(of: declaration), !canBeWeak(declared)
         {
@@ -373,9 +374,7 @@ public enum LeakTrace {
                     + "\(type(back.from)) is done, or keep a weak box there instead; it points back to \(type(back.to)).",
                 "clear `\(field)` in \(baseName(type(back.from))) when it is done")
         }
-        if let field = FieldDeclaration.fieldName(ofLabel: back.label),
-            back.label.hasPrefix(FieldDeclaration.lazyStoragePrefix)
-        {
+        if let field = backField, back.label.hasPrefix(FieldDeclaration.lazyStoragePrefix) {
             // A `lazy var`'s storage: the property itself, but `lazy` cannot be `weak`.
             return make(
                 back,
@@ -422,7 +421,7 @@ public enum LeakTrace {
             let type = snapshot.object(id)?.type ?? "#\(id)"
             // A closure context by its function (`context of resolveAsWrapper`): its whole name
             // cut to fit read `context of closure #1 i…B>(name:option:invoker:)`.
-            if type.hasPrefix("context of ") { return ObjectInfo.baseTypeName(type) }
+            if type.hasPrefix(ObjectInfo.namedClosureContextPrefix) { return ObjectInfo.baseTypeName(type) }
             return DotExporter.shorten(type, to: 48)
         }
         var loop = steps.first.map { short($0.from) } ?? ""
@@ -502,16 +501,12 @@ public enum LeakTrace {
                 if let range = declaration.text.range(of: keyword + declaration.field) {
                     var weak = declaration.text
                     weak.replaceSubrange(range, with: "weak var " + declaration.field)
-                    // A weak reference is optional: `let document: Document` → `weak var document: Document?`.
-                    if let colon = weak.range(of: declaration.field + ": ") {
-                        let typeEnd = weak[colon.upperBound...].firstIndex { $0 == "=" || $0 == "{" } ?? weak.endIndex
-                        let type = weak[colon.upperBound..<typeEnd].trimmingCharacters(in: .whitespaces)
-                        if !type.isEmpty, !type.hasSuffix("?"), !type.hasSuffix("!") {
-                            // `let owner: Owner = owner` → `weak var owner: Owner? = owner`: the
-                            // space before an initializer or accessor block stays.
-                            weak.replaceSubrange(
-                                colon.upperBound..<typeEnd, with: type + (typeEnd == weak.endIndex ? "?" : "? "))
-                        }
+                    // A weak reference is optional: `let document: Document` → `weak var document: Document?`
+                    // (`= owner` after it stays as written).
+                    if let type = typeRange(in: weak, field: declaration.field), !weak[type].hasSuffix("?"),
+                        !weak[type].hasSuffix("!")
+                    {
+                        weak.insert("?", at: type.upperBound)
                     }
                     text += " → `\(weak)`"
                     break
@@ -524,11 +519,16 @@ public enum LeakTrace {
     /// The type a declaration writes after its field's name (`var parent: Parent? = nil` →
     /// `Parent?`); nil when it writes none (`var parent = Parent()`).
     static func declaredType(of declaration: FieldDeclaration) -> String? {
-        guard let colon = declaration.text.range(of: declaration.field + ": ") else { return nil }
-        let rest = declaration.text[colon.upperBound...]
-        let end = rest.firstIndex { $0 == "=" || $0 == "{" } ?? rest.endIndex
-        let type = rest[..<end].trimmingCharacters(in: .whitespaces)
-        return type.isEmpty ? nil : type
+        typeRange(in: declaration.text, field: declaration.field).map { String(declaration.text[$0]) }
+    }
+
+    /// Where `text` writes `field`'s type: after `field: `, up to an initializer or accessor
+    /// block, spaces left out; nil when it writes none.
+    private static func typeRange(in text: String, field: String) -> Range<String.Index>? {
+        guard let colon = text.range(of: field + ": ") else { return nil }
+        var end = text[colon.upperBound...].firstIndex { $0 == "=" || $0 == "{" } ?? text.endIndex
+        while end > colon.upperBound, text[text.index(before: end)] == " " { end = text.index(before: end) }
+        return end > colon.upperBound ? colon.upperBound..<end : nil
     }
 
     /// Whether a property of `type` may be declared `weak`: not `Any`, a collection or a tuple

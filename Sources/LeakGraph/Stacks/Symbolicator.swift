@@ -252,7 +252,7 @@ public enum Symbolicator {
             for prefix in ["partial apply for ", "reabstraction thunk helper from "] where name.hasPrefix(prefix) {
                 name = name.dropFirst(prefix.count)
             }
-            snapshot.objects[index].type = "context of \(name)"
+            snapshot.objects[index].type = ObjectInfo.namedClosureContextPrefix + name
             contexts[edge.to] = nil
         }
     }

@@ -3,6 +3,15 @@ import Testing
 
 @Suite("The one-sentence verdict")
 struct LeakVerdictTests {
+    /// `first —label→ second —back→ first`, with `declaration` read from the source.
+    private func pair(
+        _ first: String, _ label: String, _ second: String, back: String, declaring declaration: FieldDeclaration
+    ) -> GraphSnapshot {
+        var snapshot = GraphBuilder().object(1, first).object(2, second).edge(1, 2, label).edge(2, 1, back).build()
+        snapshot.fieldDeclarations = [declaration]
+        return snapshot
+    }
+
     private func firstCycle(_ snapshot: GraphSnapshot) throws -> (Cycle, LeakReport) {
         let report = LeakDetector.analyze(snapshot)
         return (try #require(report.cycles.first), report)
@@ -25,13 +34,11 @@ struct LeakVerdictTests {
     @Test("a reference inside a field's storage is cleared, never declared weak: the declaration is shown unchanged")
     func referenceInsideAField() throws {
         // A subscriber keeping each subscription in an array of events (OpenCombine's test helper).
-        var snapshot = GraphBuilder().object(1, "Recorder").object(2, "Conduit")
-            .edge(1, 2, "history[0].subscription").edge(2, 1, "downstream").build()
-        snapshot.fieldDeclarations = [
-            FieldDeclaration(
+        let snapshot = pair(
+            "Recorder", "history[0].subscription", "Conduit", back: "downstream",
+            declaring: FieldDeclaration(
                 type: "Recorder", field: "history", file: "Sources/App/Recorder.swift", line: 80,
-                text: "private(set) var history: [Event] = []")
-        ]
+                text: "private(set) var history: [Event] = []"))
         let (cycle, _) = try firstCycle(snapshot)
         let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot))
         #expect(fix.action == "clear `history` in Recorder when it is done")
@@ -61,13 +68,11 @@ struct LeakVerdictTests {
                 "fix at Recorder.swift:80 (`private(set) var history: [Event] = []`): "
                     + "clear `history` in Recorder when it is done."))
         // The field itself is still declared weak.
-        var direct = GraphBuilder().object(1, "Recorder").object(2, "Conduit")
-            .edge(1, 2, "conduit").edge(2, 1, "downstream").build()
-        direct.fieldDeclarations = [
-            FieldDeclaration(
+        let direct = pair(
+            "Recorder", "conduit", "Conduit", back: "downstream",
+            declaring: FieldDeclaration(
                 type: "Recorder", field: "conduit", file: "Recorder.swift", line: 3,
-                text: "let conduit: Conduit = Conduit()")
-        ]
+                text: "let conduit: Conduit = Conduit()"))
         let (directCycle, _) = try firstCycle(direct)
         #expect(
             LeakTrace.verdict(for: directCycle, in: direct).contains(
@@ -78,13 +83,11 @@ struct LeakVerdictTests {
     @Test("a lazy property's storage is found at its declaration, and cleared, never made weak")
     func lazyProperty() throws {
         // Swinject's ServiceEntry keeps its instance storage in a `lazy var`.
-        var snapshot = GraphBuilder().object(1, "ServiceEntry").object(2, "PermanentStorage")
-            .edge(1, 2, "$__lazy_storage_$_storage").edge(2, 1, "instance").build()
-        snapshot.fieldDeclarations = [
-            FieldDeclaration(
+        let snapshot = pair(
+            "ServiceEntry", "$__lazy_storage_$_storage", "PermanentStorage", back: "instance",
+            declaring: FieldDeclaration(
                 type: "ServiceEntry", field: "storage", file: "Sources/ServiceEntry.swift", line: 28,
-                text: "internal lazy var storage: InstanceStorage = { [unowned self] in")
-        ]
+                text: "internal lazy var storage: InstanceStorage = { [unowned self] in"))
         let (cycle, _) = try firstCycle(snapshot)
         let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
         #expect(fix.step.label == "$__lazy_storage_$_storage")
@@ -100,13 +103,11 @@ struct LeakVerdictTests {
     @Test("a property declared `Any?` holding an object is cleared, never rewritten as an invalid weak one")
     func anyProperty() throws {
         // Swinject's PermanentStorage keeps its instance as `Any?`.
-        var snapshot = GraphBuilder().object(1, "Container").object(2, "PermanentStorage")
-            .edge(1, 2, "storage").edge(2, 1, "instance").build()
-        snapshot.fieldDeclarations = [
-            FieldDeclaration(
+        let snapshot = pair(
+            "Container", "storage", "PermanentStorage", back: "instance",
+            declaring: FieldDeclaration(
                 type: "PermanentStorage", field: "instance", file: "Sources/InstanceStorage.swift", line: 44,
-                text: "public var instance: Any?")
-        ]
+                text: "public var instance: Any?"))
         let (cycle, _) = try firstCycle(snapshot)
         let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
         #expect(fix.step.label == "instance")
