@@ -42,6 +42,11 @@ void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUn
 /// How many of this thread's captures were answered from a remembered walk: a capture that starts
 /// where one of the thread's recent walks started and finds every word that walk read unchanged.
 uint64_t lg_stack_repeats_on_this_thread(void);
+/// For tests: this thread's stack bounds as captures check frames against them (`low`, `high`)
+/// and as `pthread_getattr_np` gives them (`systemLow`, `systemHigh`). Returns 1 on the main
+/// thread when its bounds were found without reading `/proc/self/maps`, 0 when they came from
+/// `pthread_getattr_np`, -1 when captures know none (no learned rules on this platform).
+int lg_stack_bounds_for_tests(uintptr_t *low, uintptr_t *high, uintptr_t *systemLow, uintptr_t *systemHigh);
 
 /// Writes the learned frame rules of every loaded image that has some into `directory` (made if
 /// missing), one file per image named by its build id, as the exit does into the cache

@@ -20,7 +20,7 @@ public enum DumpContents: String, Sendable, CaseIterable {
     /// The contents `LEAKGRAPH_DUMP` asks for: `full`, or `cycles` when unset or empty. Any other
     /// value is reported on stderr and read as `cycles`.
     public static var fromEnvironment: DumpContents {
-        guard let text = ProcessInfoLite.environment["LEAKGRAPH_DUMP"], !text.isEmpty else { return .cycles }
+        guard let text = ProcessInfoLite.value(of: "LEAKGRAPH_DUMP"), !text.isEmpty else { return .cycles }
         guard let contents = DumpContents(rawValue: text.lowercased()) else {
             warn("LEAKGRAPH_DUMP=\(text) is not one of cycles, full: writing cycles")
             return .cycles

@@ -114,8 +114,8 @@ enum DumpAtExit {
     }
 
     /// Arms from `LEAKGRAPH_DUMP_DIR` (called when the registry starts).
-    static func armFromEnvironment(_ environment: [String: String]) {
-        guard let path = environment["LEAKGRAPH_DUMP_DIR"], !path.isEmpty else { return }
+    static func armFromEnvironment() {
+        guard let path = environmentDirectory else { return }
         // `LEAKGRAPH_DUMP_ON` without `exit` (signals only): no dump at exit.
         if lg_dump_on_events() & 1 != 0 {
             arm(directory: path)

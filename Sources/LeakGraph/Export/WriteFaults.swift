@@ -19,7 +19,7 @@ enum WriteFaults {
     }
 
     private static let plan: Plan? = {
-        guard let text = ProcessInfoLite.environment["LEAKGRAPH_FAULT_INJECTION"], text.hasPrefix("write:") else {
+        guard let text = ProcessInfoLite.value(of: "LEAKGRAPH_FAULT_INJECTION"), text.hasPrefix("write:") else {
             return nil
         }
         let spec = text.dropFirst("write:".count).split(separator: "@")

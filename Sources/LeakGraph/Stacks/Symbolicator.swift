@@ -349,7 +349,7 @@ public enum Symbolicator {
             let resolved = URL(fileURLWithPath: trimmed).resolvingSymlinksInPath().path
             return resolved == trimmed ? [trimmed] : [trimmed, resolved]
         }
-        if let root = ProcessInfoLite.environment["LEAKGRAPH_ROOT_PACKAGE"], !root.isEmpty { return forms(root) }
+        if let root = ProcessInfoLite.value(of: "LEAKGRAPH_ROOT_PACKAGE"), !root.isEmpty { return forms(root) }
         let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if let build = executable.range(of: "/.build/") {
             return forms(String(executable[..<build.lowerBound]))

@@ -27,6 +27,25 @@ struct LearnedFrameRulesTests {
         #expect(disagreements.count == 0, "\(disagreements.prefix(3))")
     }
 
+    @Test("a thread other than the main one gets its bounds from the system")
+    func otherThreadStackBounds() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        let result = Mutex<(way: Int32, inside: Bool)>((-2, false))
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            var low: UInt = 0
+            var high: UInt = 0
+            var systemLow: UInt = 0
+            var systemHigh: UInt = 0
+            let way = lg_stack_bounds_for_tests(&low, &high, &systemLow, &systemHigh)
+            result.withLock { $0 = (way, low == systemLow && high == systemHigh && low < high) }
+            done.signal()
+        }.start()
+        done.wait()
+        #expect(result.withLock { $0.way } == 0)
+        #expect(result.withLock { $0.inside })
+    }
+
     @Test("a walk that shares only its outer frames with the thread's last walk still agrees")
     func sharedOuterFrames() {
         guard lg_learned_frame_rules() == 1 else { return }
@@ -134,7 +153,7 @@ struct LearnedFrameRulesTests {
 
 /// Compares the two capture paths at the bottom of a recursion whose frames vary in size (a local
 /// buffer sized by the depth), in generic and non-generic functions, inside closures.
-private struct Recursion {
+struct Recursion {
     var depth: Int
     var wide = false
 
