@@ -117,12 +117,23 @@ public enum Symbolicator {
         }
         func isUserLine(_ frame: Frame) -> Bool {
             !frame.isInternal && (frame.line ?? 0) > 0 && !(frame.function ?? "").containsBytes("__allocating_init")
+                && !isGeneratedFile(frame.file ?? "")
         }
         let candidates = frames.indices.dropFirst(start)
         return candidates.first { isUserLine(frames[$0]) && !isDependencyFile(frames[$0].file ?? "", roots: roots) }
             ?? candidates.first { isUserLine(frames[$0]) }
             ?? frames.indices.first { isUserLine(frames[$0]) }
-            ?? frames.indices.first { !frames[$0].isInternal && frames[$0].file != nil }
+            ?? frames.indices.first {
+                !frames[$0].isInternal && frames[$0].file != nil && !isGeneratedFile(frames[$0].file!)
+            }
+    }
+
+    /// Whether `file` is one the package manager wrote into the build folder: the test runner
+    /// (`….derived/runner.swift`), the discovered tests' lists, a resource bundle's accessor.
+    /// Never the user's line: what Foundation and XCTest make at a test process's start was
+    /// reported "allocated at static Runner.main() at …/runner.swift:543".
+    static func isGeneratedFile(_ file: String) -> Bool {
+        file.containsBytes(".build/") && (file.containsBytes(".derived/") || file.containsBytes("/DerivedSources/"))
     }
 
     /// `Pet.init()`, `Pet.init(name:)`: an initialiser, which a subclass's chain runs through.
@@ -418,7 +429,7 @@ public enum Symbolicator {
                     // The symbol table names the outermost function when the symbolizer cannot.
                     let mangled = found.function ?? (depth == chain.count - 1 ? entry.exportedSymbol : nil)
                     let function = mangled.map(demangle)
-                    let file = found.file
+                    let file = Self.sourceFile(found.file, line: found.line, symbol: mangled)
                     let isOwn =
                         mangled.map(isLeakGraphSymbol) ?? false
                         || file.map(isLeakGraphFile) ?? false
@@ -432,8 +443,20 @@ public enum Symbolicator {
         return result
     }
 
-    /// Demangles a Swift symbol into its short form; other names are returned unchanged.
+    /// The file a symbolizer's answer names, unless it only guessed it: with no line (no debug
+    /// information) the file is the symbol table's last file entry before the function, which
+    /// only C objects write. A Swift or C++ function of a toolchain library then reads
+    /// `crtstuff.c` (`XCTMainMisc(_:arguments:observers:) at crtstuff.c`): that file is dropped.
+    static func sourceFile(_ file: String?, line: Int?, symbol: String?) -> String? {
+        guard let file, (line ?? 0) == 0, let symbol else { return file }
+        let isSwiftOrCPlusPlus = symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") || symbol.hasPrefix("_Z")
+        return isSwiftOrCPlusPlus && !file.hasSuffix(".swift") ? nil : file
+    }
+
+    /// Demangles a Swift symbol into its short form, and a C++ one (`_ZN5swift…` →
+    /// `swift::threading_impl::once_slow(…)`); other names are returned unchanged.
     public static func demangle(_ name: String) -> String {
+        if name.hasPrefix("_Z") { return demangleCPlusPlus(name) ?? name }
         guard name.hasPrefix("$s") || name.hasPrefix("_$s") || name.hasPrefix("$S") else { return name }
         if let simplified = ExternalSymbolizer.shared.simplifiedDemangle(name) { return simplified }
         return name.withCString { pointer in
@@ -441,5 +464,32 @@ public enum Symbolicator {
             defer { free(output) }
             return String(cString: output)
         }
+    }
+
+    /// The C++ runtime's `__cxa_demangle`, looked up rather than linked: the Swift runtime brings
+    /// the C++ library into every process, but an executable that named it would need it on its
+    /// link line. Kept as an address (a plain value, so `Sendable`); 0 when absent.
+    private static let cxaDemangleAddress: UInt = {
+        #if canImport(Darwin)
+            let everywhere = UnsafeMutableRawPointer(bitPattern: -2)  // RTLD_DEFAULT
+        #else
+            let everywhere: UnsafeMutableRawPointer? = nil  // RTLD_DEFAULT
+        #endif
+        return UInt(bitPattern: dlsym(everywhere, "__cxa_demangle"))
+    }()
+
+    private typealias CXADemangle =
+        @convention(c) (
+            UnsafePointer<CChar>, UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<Int>?, UnsafeMutablePointer<Int32>?
+        ) -> UnsafeMutablePointer<CChar>?
+
+    /// `name` demangled as C++, or nil when it is not a C++ name or no demangler is loaded.
+    static func demangleCPlusPlus(_ name: String) -> String? {
+        guard let address = UnsafeRawPointer(bitPattern: cxaDemangleAddress) else { return nil }
+        let demangle = unsafeBitCast(address, to: CXADemangle.self)
+        var status: Int32 = -1
+        guard let output = name.withCString({ demangle($0, nil, nil, &status) }) else { return nil }
+        defer { free(output) }
+        return status == 0 ? String(cString: output) : nil
     }
 }

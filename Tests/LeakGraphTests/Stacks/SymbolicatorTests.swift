@@ -84,6 +84,58 @@ struct SymbolicatorTests {
         #expect(Symbolicator.userFrameIndex(in: Array(dependency.prefix(2)), roots: roots) == 0)
     }
 
+    @Test("code the package manager generated (the test runner) is never the allocation site")
+    func generatedRunnerIsNotTheSite() {
+        func frame(_ function: String, file: String?, line: Int, isInternal: Bool = false) -> Symbolicator.Frame {
+            Symbolicator.Frame(function: function, file: file, line: line, image: "AppTests", isInternal: isInternal)
+        }
+        let roots = ["/work/app"]
+        let runner = frame(
+            "static Runner.main()",
+            file: "/work/app/.build/x86_64-unknown-linux-gnu/debug/AppPackageTests.derived/runner.swift",
+            line: 543)
+        // Foundation's main bundle, made while XCTest starts: no line of the user's.
+        let startup = [
+            frame("one-time initialization function for _mainBundle", file: nil, line: 0, isInternal: true),
+            frame("XCTMain(_:)", file: nil, line: 0, isInternal: true), runner,
+        ]
+        #expect(Symbolicator.userFrameIndex(in: startup, roots: roots) == nil)
+        // Made by a test: the test's line, past the runner.
+        let inTest = [
+            frame("Model.init()", file: "/work/app/Sources/App/Model.swift", line: 0),
+            frame("ModelTests.testMake()", file: "/work/app/Tests/AppTests/ModelTests.swift", line: 9),
+            frame("XCTestCase.invokeTest()", file: nil, line: 0, isInternal: true), runner,
+        ]
+        #expect(Symbolicator.userFrameIndex(in: inTest, roots: roots) == 1)
+        #expect(Symbolicator.isGeneratedFile(".build/debug/App.build/DerivedSources/resource_bundle_accessor.swift"))
+        #expect(!Symbolicator.isGeneratedFile("/work/app/.build/checkouts/Lib/Sources/Lib/Lib.swift"))
+    }
+
+    @Test("a file guessed from the symbol table for a Swift or C++ function without debug information is dropped")
+    func guessedFilesAreDropped() {
+        // libFoundation.so has no DWARF: the symbol table's last file entry is the C runtime's.
+        #expect(Symbolicator.sourceFile("crtstuff.c", line: 0, symbol: "$s10Foundation6BundleC4mainACvgZ") == nil)
+        #expect(
+            Symbolicator.sourceFile("crtstuff.c", line: nil, symbol: "_ZN5swift14threading_impl9once_slowEv") == nil)
+        // A C function's own file entry is right; a line makes any answer trustworthy.
+        #expect(Symbolicator.sourceFile("CFBundle.c", line: 0, symbol: "_CFBundleCreate") == "CFBundle.c")
+        #expect(
+            Symbolicator.sourceFile("/work/app/main.swift", line: 4, symbol: "$s3App4mainyyF") == "/work/app/main.swift"
+        )
+        #expect(Symbolicator.sourceFile("main.swift", line: 0, symbol: "$s3App4mainyyF") == "main.swift")
+    }
+
+    @Test("C++ names are demangled, Swift ones shortened, others left alone")
+    func cPlusPlusNamesAreDemangled() {
+        #if os(Linux)
+            #expect(
+                Symbolicator.demangle("_ZN5swift14threading_impl9once_slowERNS0_6once_tEPFvPvES3_")
+                    == "swift::threading_impl::once_slow(swift::threading_impl::once_t&, void (*)(void*), void*)")
+        #endif
+        #expect(Symbolicator.demangle("_Znot a name") == "_Znot a name")
+        #expect(Symbolicator.demangle("CFBundleGetMainBundle") == "CFBundleGetMainBundle")
+    }
+
     @Test("source paths are shown relative to their package, whatever the working directory")
     func pathsDoNotDependOnTheWorkingDirectory() throws {
         let folder = NSTemporaryDirectory() + "/symbolicator-\(getpid())"
