@@ -91,9 +91,15 @@ public enum Symbolicator {
     }
 
     /// How many of a stack's innermost frames are LeakGraph's own (the capture and the hooks
-    /// that called it), leaving at least one frame.
-    private static func ownFrameCount(_ frames: [Frame]) -> Int {
-        let own = frames.prefix { $0.isInternal && ($0.file == nil || isLeakGraphFile($0.file!)) }.count
+    /// that called it), leaving at least one frame. Only frames known to be LeakGraph's, and
+    /// frames with no name at all (a stripped build's own capture): a library frame without a
+    /// file is the allocating code itself (whole-process stacks start at the allocating
+    /// function, `one-time initialization function for _mainBundle` in Foundation), and was
+    /// dropped with LeakGraph's own.
+    static func ownFrameCount(_ frames: [Frame]) -> Int {
+        let own = frames.prefix { frame in
+            frame.isLeakGraph || (frame.file == nil && (frame.function ?? "0x").hasPrefix("0x"))
+        }.count
         return min(own, frames.count - 1)
     }
 
@@ -374,9 +380,10 @@ public enum Symbolicator {
         ownSourceDirectories.contains { file.containsBytes($0) }
     }
 
-    /// Whether a mangled symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …).
+    /// Whether a symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …) or its C
+    /// support's (`lg_capture_stack`).
     static func isLeakGraphSymbol(_ mangled: String) -> Bool {
-        ownModulePrefixes.contains { mangled.hasPrefix($0) }
+        ownModulePrefixes.contains { mangled.hasPrefix($0) } || mangled.hasPrefix("lg_")
     }
 
     private struct Located {
@@ -445,10 +452,14 @@ public enum Symbolicator {
 
     /// The file a symbolizer's answer names, unless it only guessed it: with no line (no debug
     /// information) the file is the symbol table's last file entry before the function, which
-    /// only C objects write. A Swift or C++ function of a toolchain library then reads
-    /// `crtstuff.c` (`XCTMainMisc(_:arguments:observers:) at crtstuff.c`): that file is dropped.
+    /// only some objects write. A Swift or C++ function of a toolchain library then reads
+    /// `crtstuff.c` (`XCTMainMisc(_:arguments:observers:) at crtstuff.c`), and so do C functions
+    /// of files that wrote none (`CFBasicHashCreate at crtstuff.c`): such a file is dropped.
     static func sourceFile(_ file: String?, line: Int?, symbol: String?) -> String? {
-        guard let file, (line ?? 0) == 0, let symbol else { return file }
+        guard let file, (line ?? 0) == 0 else { return file }
+        // The C runtime's start-up file holds only its own few functions, all with names of its own.
+        if file == "crtstuff.c" || file.hasSuffix("/crtstuff.c") { return nil }
+        guard let symbol else { return file }
         let isSwiftOrCPlusPlus = symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") || symbol.hasPrefix("_Z")
         return isSwiftOrCPlusPlus && !file.hasSuffix(".swift") ? nil : file
     }

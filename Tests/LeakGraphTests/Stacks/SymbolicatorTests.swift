@@ -119,10 +119,35 @@ struct SymbolicatorTests {
             Symbolicator.sourceFile("crtstuff.c", line: nil, symbol: "_ZN5swift14threading_impl9once_slowEv") == nil)
         // A C function's own file entry is right; a line makes any answer trustworthy.
         #expect(Symbolicator.sourceFile("CFBundle.c", line: 0, symbol: "_CFBundleCreate") == "CFBundle.c")
+        #expect(Symbolicator.sourceFile("crtstuff.c", line: 0, symbol: "CFBasicHashCreate") == nil)
         #expect(
             Symbolicator.sourceFile("/work/app/main.swift", line: 4, symbol: "$s3App4mainyyF") == "/work/app/main.swift"
         )
         #expect(Symbolicator.sourceFile("main.swift", line: 0, symbol: "$s3App4mainyyF") == "main.swift")
+    }
+
+    @Test("only LeakGraph's own innermost frames are left out of a stack, never a library's")
+    func ownFramesAreOnlyLeakGraphs() {
+        func frame(_ function: String, file: String? = nil, isLeakGraph: Bool = false) -> Symbolicator.Frame {
+            Symbolicator.Frame(
+                function: function, file: file, line: 0, image: "libFoundation.so", isInternal: true,
+                isLeakGraph: isLeakGraph)
+        }
+        // Whole-process: the stack starts at the allocating function, a library's without a file.
+        let library = [
+            frame("one-time initialization function for _mainBundle"), frame("static Bundle.main.getter"),
+            frame("XCTMain(_:)"),
+        ]
+        #expect(Symbolicator.ownFrameCount(library) == 0)
+        // A tracked object: the capture and the initialiser are LeakGraph's.
+        let tracked = [
+            frame("lg_capture_stack", isLeakGraph: true), frame("TrackedObject.init()", isLeakGraph: true),
+            frame("0x1f00"), frame("Model.init()", file: "/work/app/Sources/App/Model.swift"),
+        ]
+        #expect(Symbolicator.ownFrameCount(tracked) == 3)
+        #expect(Symbolicator.ownFrameCount([frame("lg_capture_stack", isLeakGraph: true)]) == 0)
+        #expect(
+            Symbolicator.isLeakGraphSymbol("lg_capture_stack") && !Symbolicator.isLeakGraphSymbol("CFBasicHashCreate"))
     }
 
     @Test("C++ names are demangled, Swift ones shortened, others left alone")
