@@ -124,8 +124,13 @@ struct CaptureType {
             return CaptureType(
                 size: 16, alignment: 8, plan: TypePlan(steps: [.closure(offset: 0, path: "")], complete: true))
         }
-        // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`).
-        if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")]) {
+        // A captured `var`: a reference to a box (`{ var T }`, mangled `…_Xx`), or, in a generic
+        // function, a box with its own generic signature (`<A> { var A? } <A>`, mangled
+        // `xSgz_x_lXX`; Nimble's `memoizedClosure` keeps its cache so): the box's metadata
+        // names the boxed type, whatever the context's arguments.
+        if bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "x")])
+            || bytes.suffix(2).elementsEqual([UInt8(ascii: "X"), UInt8(ascii: "X")])
+        {
             return CaptureType(
                 size: 8, alignment: 8, plan: TypePlan(steps: [.box(offset: 0, path: "")], complete: true))
         }

@@ -25,6 +25,16 @@ func retainingOpaque(_ value: some Hashable) -> () -> Void {
     { _ = value }
 }
 
+/// A `var` of a generic type captured by a closure made in generic code (Nimble's
+/// `memoizedClosure`): its box has a generic signature of its own (`<A> { var A? } <A>`).
+func memoized<T>(_ make: @escaping () -> T) -> () -> T {
+    var cache: T?
+    return {
+        if cache == nil { cache = make() }
+        return cache!
+    }
+}
+
 /// A closure in a closure: the outer one is made in generic code and calls the inner one.
 func wrapping<T>(_ value: T, _ inner: @escaping () -> Void) -> () -> Void {
     {
@@ -102,6 +112,12 @@ enum GenericCaptureScenarios {
         Scenario(name: "generic-capture-two-parameters", expected: .leaked) {
             let node = Node(label: "generic-capture-two-parameters")
             node.action = retainingBoth("text", node)
+        },
+        Scenario(name: "generic-capture-var-in-generic-box", expected: .leaked) {
+            let node = Node(label: "generic-capture-var-in-generic-box")
+            let memo = memoized { node }
+            _ = memo()  // the box now holds the node as well as the closure that made it
+            node.action = { _ = memo() }
         },
         Scenario(name: "generic-capture-closure-in-closure", expected: .leaked) {
             let node = Node(label: "generic-capture-closure-in-closure")
