@@ -350,24 +350,26 @@ extern void *__libc_stack_end;  // the loader's: the main thread's stack at the 
 
 // The main thread's bounds without pthread_getattr_np, which reads /proc/self/maps for that
 // thread (660,000 instructions, a twentieth of tracking's cost in an XCTest process, whose tests
-// run on the main thread). Every frame of the main thread lies below __libc_stack_end, and its
-// page is mapped: the top is that page's end. The stack grows down to the soft limit below the
-// mapping's true top, which lies above __libc_stack_end by the arguments and environment at
-// most (the kernel limits them to a quarter of the stack limit): half the limit below our top
-// is inside the growable stack. A deeper frame is only left to the unwinder. Returns 0 on any
-// other thread, with no limit, or a limit too large to trust the layout by (the loader's own
-// way is then used).
+// run on the main thread). The top: the end of the page holding __libc_stack_end, which is
+// glibc's own top for the main thread (the stack mapping ends there or above). What keeps a walk
+// safe is that it only climbs, from the current stack pointer up to that top, through the
+// thread's own mapped stack. The bottom only decides which first frames are walked at all: the
+// stack limit's half below the top (at most 64 MB; deeper frames are left to the unwinder), never
+// as far as another mapping (the kernel keeps at least 128 MB free below the main stack, so no
+// thread stack, alternate signal stack or heap lies inside). Not in a forked child: a fork from
+// another thread leaves a child whose one thread has the process's id but a thread's stack.
+// Returns 0 on any other thread, with no limit, or in a child (pthread_getattr_np then decides).
 static int lg_learn_main_thread_stack_bounds(void) {
     uintptr_t end = (uintptr_t)__libc_stack_end;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
-    if (end == 0 || here >= end || syscall(SYS_gettid) != getpid()) return 0;
+    if (end == 0 || here >= end || lg_is_forked_child() || syscall(SYS_gettid) != getpid()) return 0;
     struct rlimit limit;
-    if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY || limit.rlim_cur > (1ul << 30))
-        return 0;
+    if (getrlimit(RLIMIT_STACK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 0;
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     if (page == 0 || (page & (page - 1)) != 0) return 0;
     uintptr_t high = (end | (page - 1)) + 1;
     uintptr_t reach = (uintptr_t)limit.rlim_cur / 2;
+    if (reach > ((uintptr_t)64 << 20)) reach = (uintptr_t)64 << 20;
     if (high < reach || here < high - reach) return 0;
     lg_stack_low = high - reach;
     lg_stack_high = high;

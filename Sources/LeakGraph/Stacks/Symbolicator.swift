@@ -98,10 +98,23 @@ public enum Symbolicator {
     /// dropped with LeakGraph's own.
     static func ownFrameCount(_ frames: [Frame]) -> Int {
         let own = frames.prefix { frame in
-            frame.isLeakGraph || (frame.file == nil && (frame.function ?? "0x").hasPrefix("0x"))
+            guard !frame.isLeakGraph else { return true }
+            guard frame.file == nil else { return false }
+            let function = frame.function ?? "0x"
+            // Unnamed, LeakGraph's C support without debug information (`lg_capture_stack`), or
+            // the runtime entry points it defines when they call it without a tail call (the
+            // runtime's own are in libswiftCore).
+            return function.hasPrefix("0x") || function.hasPrefix("lg_")
+                || (interposedEntryPoints.contains(function) && frame.image?.hasPrefix("libswiftCore") != true)
         }.count
         return min(own, frames.count - 1)
     }
+
+    /// The Swift runtime's entry points LeakGraph's C support defines for whole-process tracking.
+    static let interposedEntryPoints: Set<String> = [
+        "swift_allocObject", "swift_deallocObject", "swift_deallocClassInstance", "swift_deallocUninitializedObject",
+        "swift_deallocPartialClassInstance",
+    ]
 
     /// The index in `frames` of the frame a report names as the allocation site: the first frame
     /// of the user's own package with a real line.
@@ -134,12 +147,13 @@ public enum Symbolicator {
             }
     }
 
-    /// Whether `file` is one the package manager wrote into the build folder: the test runner
+    /// Whether `file` is one the package manager wrote into its build folder: the test runner
     /// (`….derived/runner.swift`), the discovered tests' lists, a resource bundle's accessor.
     /// Never the user's line: what Foundation and XCTest make at a test process's start was
     /// reported "allocated at static Runner.main() at …/runner.swift:543".
     static func isGeneratedFile(_ file: String) -> Bool {
-        file.containsBytes(".build/") && (file.containsBytes(".derived/") || file.containsBytes("/DerivedSources/"))
+        // By the folders SwiftPM names, wherever the build folder is (`--scratch-path`).
+        file.containsBytes(".derived/") || file.containsBytes("/DerivedSources/")
     }
 
     /// `Pet.init()`, `Pet.init(name:)`: an initialiser, which a subclass's chain runs through.
@@ -339,10 +353,12 @@ public enum Symbolicator {
 
     private static let ownModulePrefixes = [
         "$s9LeakGraph", "$s11LeakGraphRx", "$s16LeakGraphTesting", "$s16LeakGraphCombine", "$s13LeakGraphDump",
+        "$s15LeakGraphRxTest", "$s16LeakGraphRxCocoa", "$s19LeakGraphRxBlocking",
     ]
     private static let ownSourceDirectories = [
         "/Sources/LeakGraph/", "/Sources/LeakGraphRx/", "/Sources/LeakGraphTesting/", "/Sources/LeakGraphCombine/",
-        "/Sources/LeakGraphDump/", "/Sources/CLeakGraphSupport/",
+        "/Sources/LeakGraphDump/", "/Sources/CLeakGraphSupport/", "/Sources/LeakGraphRxTest/",
+        "/Sources/LeakGraphRxCocoa/", "/Sources/LeakGraphRxBlocking/",
     ]
 
     /// Whether `file` is outside the user's own package: in a dependency checked out by SwiftPM
@@ -380,10 +396,9 @@ public enum Symbolicator {
         ownSourceDirectories.contains { file.containsBytes($0) }
     }
 
-    /// Whether a symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …) or its C
-    /// support's (`lg_capture_stack`).
+    /// Whether a mangled symbol is one of LeakGraph's own modules' (`$s9LeakGraph…`, …).
     static func isLeakGraphSymbol(_ mangled: String) -> Bool {
-        ownModulePrefixes.contains { mangled.hasPrefix($0) } || mangled.hasPrefix("lg_")
+        ownModulePrefixes.contains { mangled.hasPrefix($0) }
     }
 
     private struct Located {
@@ -454,14 +469,17 @@ public enum Symbolicator {
     /// information) the file is the symbol table's last file entry before the function, which
     /// only some objects write. A Swift or C++ function of a toolchain library then reads
     /// `crtstuff.c` (`XCTMainMisc(_:arguments:observers:) at crtstuff.c`), and so do C functions
-    /// of files that wrote none (`CFBasicHashCreate at crtstuff.c`): such a file is dropped.
+    /// of files that wrote none (`CFBasicHashCreate at crtstuff.c`): `crtstuff.c`, and a C file
+    /// for a Swift or C++ function, are dropped. Every other answer is kept: Swift's thunks and
+    /// specialisations are at line 0 of `/<compiler-generated>`, which says they are the
+    /// compiler's, in the image that holds them.
     static func sourceFile(_ file: String?, line: Int?, symbol: String?) -> String? {
         guard let file, (line ?? 0) == 0 else { return file }
         // The C runtime's start-up file holds only its own few functions, all with names of its own.
         if file == "crtstuff.c" || file.hasSuffix("/crtstuff.c") { return nil }
-        guard let symbol else { return file }
+        guard let symbol, file.hasSuffix(".c") else { return file }
         let isSwiftOrCPlusPlus = symbol.hasPrefix("$s") || symbol.hasPrefix("_$s") || symbol.hasPrefix("_Z")
-        return isSwiftOrCPlusPlus && !file.hasSuffix(".swift") ? nil : file
+        return isSwiftOrCPlusPlus ? nil : file
     }
 
     /// Demangles a Swift symbol into its short form, and a C++ one (`_ZN5swift…` →

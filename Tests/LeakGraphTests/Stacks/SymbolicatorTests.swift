@@ -108,6 +108,8 @@ struct SymbolicatorTests {
         ]
         #expect(Symbolicator.userFrameIndex(in: inTest, roots: roots) == 1)
         #expect(Symbolicator.isGeneratedFile(".build/debug/App.build/DerivedSources/resource_bundle_accessor.swift"))
+        // A build folder elsewhere (`swift build --scratch-path`).
+        #expect(Symbolicator.isGeneratedFile("/tmp/scratch/debug/AppPackageTests.derived/runner.swift"))
         #expect(!Symbolicator.isGeneratedFile("/work/app/.build/checkouts/Lib/Sources/Lib/Lib.swift"))
     }
 
@@ -124,6 +126,11 @@ struct SymbolicatorTests {
             Symbolicator.sourceFile("/work/app/main.swift", line: 4, symbol: "$s3App4mainyyF") == "/work/app/main.swift"
         )
         #expect(Symbolicator.sourceFile("main.swift", line: 0, symbol: "$s3App4mainyyF") == "main.swift")
+        // Swift's own word for a thunk or a specialisation: kept.
+        #expect(
+            Symbolicator.sourceFile("/<compiler-generated>", line: 0, symbol: "$s3App5ClockV5sleepyyYaKF")
+                == "/<compiler-generated>")
+        #expect(Symbolicator.sourceFile("Mutex.h", line: 0, symbol: "_ZN5swift5MutexC1Ev") == "Mutex.h")
     }
 
     @Test("only LeakGraph's own innermost frames are left out of a stack, never a library's")
@@ -146,8 +153,15 @@ struct SymbolicatorTests {
         ]
         #expect(Symbolicator.ownFrameCount(tracked) == 3)
         #expect(Symbolicator.ownFrameCount([frame("lg_capture_stack", isLeakGraph: true)]) == 0)
-        #expect(
-            Symbolicator.isLeakGraphSymbol("lg_capture_stack") && !Symbolicator.isLeakGraphSymbol("CFBasicHashCreate"))
+        // A release build without debug information: LeakGraph's C functions and its runtime
+        // entry points by name (the runtime's own, in libswiftCore, are not LeakGraph's).
+        let unnamed = [frame("lg_alloc_recording"), frame("swift_allocObject"), frame("makeModel()")]
+        #expect(Symbolicator.ownFrameCount(unnamed) == 2)
+        let runtime = Symbolicator.Frame(
+            function: "swift_allocObject", file: nil, line: 0, image: "libswiftCore.so", isInternal: true)
+        #expect(Symbolicator.ownFrameCount([runtime, frame("makeModel()")]) == 0)
+        #expect(Symbolicator.isLeakGraphSymbol("$s15LeakGraphRxTest13TestSchedulerC"))
+        #expect(!Symbolicator.isLeakGraphSymbol("lg_capture_stack"))
     }
 
     @Test("C++ names are demangled, Swift ones shortened, others left alone")
