@@ -9,7 +9,8 @@ final class MainThreadStackBoundsTests: XCTestCase {
         #if canImport(Glibc)
             guard lg_learned_frame_rules() == 1 else { throw XCTSkip("no learned frame rules on this platform") }
             var limit = rlimit()
-            guard getrlimit(Int32(RLIMIT_STACK.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {  // RLIM_INFINITY
+            // rlim_t.max: RLIM_INFINITY, which Swift does not import.
+            guard getrlimit(Int32(RLIMIT_STACK.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
                 throw XCTSkip("no stack limit: the bounds come from pthread_getattr_np")
             }
             XCTAssertTrue(Thread.isMainThread)
