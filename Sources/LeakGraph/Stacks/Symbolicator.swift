@@ -143,7 +143,10 @@ public enum Symbolicator {
             ?? candidates.first { isUserLine(frames[$0]) }
             ?? frames.indices.first { isUserLine(frames[$0]) }
             ?? frames.indices.first {
-                !frames[$0].isInternal && frames[$0].file != nil && !isGeneratedFile(frames[$0].file!)
+                guard !frames[$0].isInternal, let file = frames[$0].file else { return false }
+                // Code the compiler or the package manager made names nothing of the user's
+                // (the test runner's `static Runner.$main()`, at `/<compiler-generated>`).
+                return !isGeneratedFile(file) && file != "/<compiler-generated>"
             }
     }
 

@@ -100,6 +100,9 @@ struct SymbolicatorTests {
             frame("XCTMain(_:)", file: nil, line: 0, isInternal: true), runner,
         ]
         #expect(Symbolicator.userFrameIndex(in: startup, roots: roots) == nil)
+        // The runner's entry thunk, which the compiler made.
+        let entry = frame("static Runner.$main()", file: "/<compiler-generated>", line: 0)
+        #expect(Symbolicator.userFrameIndex(in: startup + [entry], roots: roots) == nil)
         // Made by a test: the test's line, past the runner.
         let inTest = [
             frame("Model.init()", file: "/work/app/Sources/App/Model.swift", line: 0),
