@@ -5,17 +5,19 @@ import Testing
 
 @testable import LeakGraphDump
 
-/// A big `objects` section is read on a thread of its own; the result — the dump, or the problem
-/// a broken file reports — is the same as one pass over the file gives.
+/// Big `objects` and `edges` sections are read on threads of their own; the result — the dump,
+/// or the problem a broken file reports — is the same as one pass over the file gives.
 @Suite("LeakGraphDump parallel loading", .serialized)
 struct ParallelLoadingTests {
-    @Test("a dump read with its objects on a worker equals the dump read in one pass")
+    @Test("a dump read with its objects and its edges on workers equals the dump read in one pass")
     func sameDump() throws {
         let text = JSONExporter.render(generatedSnapshot(objects: 3_000), processID: 9)
         let inOnePass = try withMinimumObjectsBytes(Int.max) { try LeakGraphDump(data: Data(text.utf8)) }
         let workersBefore = ParallelLoading.workersStarted.load(ordering: .relaxed)
         let onAWorker = try withMinimumObjectsBytes(0) { try LeakGraphDump(data: Data(text.utf8)) }
-        #expect(ParallelLoading.workersStarted.load(ordering: .relaxed) > workersBefore, "no worker ran")
+        // One for the objects, one for the edges (at least: other suites load dumps meanwhile).
+        #expect(ParallelLoading.workersStarted.load(ordering: .relaxed) >= workersBefore + 2, "not two workers")
+        #expect(onAWorker.snapshot.edges.count > 3_000)
         #expect(onAWorker.snapshot == inOnePass.snapshot)
         #expect(onAWorker.cycles == inOnePass.cycles)
         #expect(onAWorker.leakedObjectIDs == inOnePass.leakedObjectIDs)
@@ -28,9 +30,10 @@ struct ParallelLoadingTests {
         let breakages = [
             (#""type":"Node3""#, #""type":3"#),  // in the worker's objects
             (#""type":"Node399""#, #""type":"#),  // the worker's last record
-            (#""label":"next""#, #""label":null"#),  // in the edges the reader goes on with
+            (#""label":"next""#, #""label":null"#),  // in the edges' worker
             (#""from":7,"#, #""from":70000,"#),  // an edge naming no object
             (#""label":"back","origin""#, #""label":"back",,"origin""#),  // a syntax error in the edges
+            (#""type":"Node3""#, #""type":"Node3"}]"#),  // an objects section that ends too soon
         ]
         for (old, new) in breakages {
             #expect(text.contains(old), "\(old)")
