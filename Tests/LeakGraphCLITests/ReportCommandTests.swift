@@ -58,6 +58,34 @@ struct ReportCommandTests {
         #expect(clean.output.contains("1 in XCTest"))
     }
 
+    @Test("XCTest's test case and run still held at exit: a retained library cycle, its reason instead of a fix")
+    func retainedLibraryCycleHasNoFix() throws {
+        var graph = GraphBuilder()
+        // The last test case: its suite still holds it (a reference the graph does not show).
+        let testCase = graph.object("TestClockTests", rc: 2)
+        let run = graph.object("XCTestCaseRun")
+        graph.edge(testCase, run, "testRun")
+        graph.edge(run, testCase, "test")
+        // A retained cycle of the user's keeps its fix.
+        let parent = graph.object("Parent", rc: 2)
+        let child = graph.object("Child")
+        graph.edge(parent, child, "child")
+        graph.edge(child, parent, "parent")
+        let path = writeFile(graph.json(), "retained-xctest.json", in: directory)
+        let result = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console))
+        #expect(result.status == .clean)
+        let text = result.output
+        #expect(text.contains("Retained cycles (alive, held from outside): 2"), "\(text)")
+        #expect(!text.contains("make `test` in XCTestCaseRun weak"), "\(text)")
+        #expect(text.contains("XCTest: swift-corelibs-xctest keeps each test case and its run"), "\(text)")
+        #expect(text.contains("(a library's cycle: nothing to fix in your code)"))
+        #expect(text.contains("make `parent` in Child weak"), "\(text)")
+        let json = try ReportCommand.run(
+            path: path, format: .json, loader: DumpLoader(console: ConsoleCapture().console)
+        ).output
+        #expect(json.contains(#""library" : "XCTest: "#), "\(json)")
+    }
+
     @Test("--ignore takes a loop with wildcards; --baseline a file `leakgraph baseline` wrote; both never fail")
     func ignoreAndBaseline() throws {
         let path = writeFile(Graphs.leakingPair.json(), "accept.json", in: directory)

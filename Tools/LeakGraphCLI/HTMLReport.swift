@@ -220,7 +220,7 @@ struct HTMLReport {
                 return esc(text)
             }
             out += "<tr><td><code>\(esc(cycle.loop))</code></td><td>\(holders.joined(separator: "<br>"))</td>"
-            out += "<td>\(esc(cycle.hint?.line ?? ""))</td></tr>\n"
+            out += "<td>\(esc(cycle.hint?.line ?? cycle.library.map { $0 + " (a library's cycle)" } ?? ""))</td></tr>\n"
         }
         out += "</table>\n"
         return out + more(summary.retainedCycles.count)

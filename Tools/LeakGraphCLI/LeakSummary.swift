@@ -147,6 +147,8 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         package var hint: Hint?
         /// The cycle in one sentence.
         package var verdict: String?
+        /// The known library leak its loop is (`XCTest: …`): no fix in the user's code, so no hint.
+        package var library: String? = nil
     }
 
     /// A member of a retained cycle held from outside it.

@@ -87,15 +87,19 @@ package enum ReportBuilder {
             return summary
         }
 
+        // A retained cycle that is a known library leak (XCTest's last test case and its run,
+        // still held at exit) gets the library's reason instead of a fix in the library's code.
+        var libraryMatcher = KnownLeakMatcher()
         let retainedCycles = retained.map { cycle in
-            LeakSummary.RetainedCycle(
+            let library = libraryMatcher.match(cycle, in: snapshot)
+            return LeakSummary.RetainedCycle(
                 signature: cycle.signature, loop: cycle.loopDescription, objects: cycle.objects,
                 holders: cycle.unexplainedHolders.map { holder in
                     LeakSummary.Holder(
                         object: entry(holder.object), unexplained: holder.unexplained,
                         knownHolders: holder.knownHolders.prefix(memberLimit).map { entry($0) })
-                }, hint: LeakHint.choose(for: cycle, in: snapshot, edges: edges),
-                verdict: LeakHint.verdict(for: cycle, in: snapshot, edges: edges))
+                }, hint: library == nil ? LeakHint.choose(for: cycle, in: snapshot, edges: edges) : nil,
+                verdict: LeakHint.verdict(for: cycle, in: snapshot, edges: edges), library: library)
         }
         let partial = dump.summary.flatMap { $0.isComplete ? nil : $0.liveObjects }
         var summary = LeakSummary(

@@ -97,6 +97,9 @@ package enum ReportText {
                 out += "\n"
             }
             if let hint = cycle.hint { out += "      \(hint.line) (once its outside holders let go)\n" }
+            if let library = cycle.library {
+                out += "      \(library) (a library's cycle: nothing to fix in your code)\n"
+            }
         }
         out += more(summary.retainedCycles.count, limit, "cycle")
 

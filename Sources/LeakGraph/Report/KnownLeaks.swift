@@ -65,6 +65,29 @@ package enum KnownLeaks {
     }
 }
 
+/// Which known library leak a cycle's loop is, one answer per signature: for cycles the
+/// detector did not mark, such as a retained one (XCTest's test case and its run, alive at exit
+/// while the last test's suite still holds them), whose fix lies in the library.
+package struct KnownLeakMatcher {
+    private let patterns: [(KnownLeak, LoopPattern)]
+    private var answers: [String: String?] = [:]
+
+    /// A matcher for `catalog` (the built-in and registered entries by default).
+    package init(catalog: [KnownLeak] = KnownLeaks.all) {
+        patterns = catalog.compactMap { leak in LoopPattern(leak.pattern).map { (leak, $0) } }
+    }
+
+    /// The ``KnownLeak/description`` of the entry `cycle`'s loop matches, or nil.
+    package mutating func match(_ cycle: Cycle, in snapshot: GraphSnapshot) -> String? {
+        guard !patterns.isEmpty else { return nil }
+        if let known = answers[cycle.signature] { return known }
+        let loop = cycle.path.map { step in (type: snapshot.object(step.from)?.type ?? "", label: step.label) }
+        let match = patterns.first { $0.1.matches(loop) }?.0.description
+        answers[cycle.signature] = .some(match)
+        return match
+    }
+}
+
 /// A loop with `*` wildcards, as ``KnownLeak/pattern`` and `leakgraph report --ignore` write it:
 /// `Type —label→ Type —label→ Type` (ASCII `-label->` too). The last type closes the loop and may
 /// be left out.
