@@ -154,6 +154,24 @@ __attribute__((always_inline)) static inline int lg_capture_with_unwinder(
 // Keeps a call out of tail position: the frame numbering below counts the caller's own frame.
 #define LG_NO_TAIL_CALL() __asm__ volatile("" ::: "memory")
 
+#if defined(__linux__)
+// This thread's stack as pthread_getattr_np gives it (which reads /proc/self/maps for the main
+// thread): 1 when known.
+static int lg_system_stack_bounds(uintptr_t *low, uintptr_t *high) {
+    pthread_attr_t attributes;
+    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
+    void *address = NULL;
+    size_t size = 0;
+    int known = pthread_attr_getstack(&attributes, &address, &size) == 0 && size > 0;
+    if (known) {
+        *low = (uintptr_t)address;
+        *high = (uintptr_t)address + size;
+    }
+    pthread_attr_destroy(&attributes);
+    return known;
+}
+#endif
+
 #if LG_LEARNED_RULES
 
 // A rule, packed in 64 bits (0 = no rule yet):
@@ -384,17 +402,12 @@ __attribute__((noinline)) static int lg_learn_stack_bounds(void) {
 #if defined(__GLIBC__)
     if (lg_learn_main_thread_stack_bounds()) return 1;
 #endif
-    pthread_attr_t attributes;
-    if (pthread_getattr_np(pthread_self(), &attributes) != 0) return 0;
-    void *address = NULL;
-    size_t size = 0;
-    if (pthread_attr_getstack(&attributes, &address, &size) == 0 && size > 0) {
-        lg_stack_low = (uintptr_t)address;
-        lg_stack_high = (uintptr_t)address + size;
-        lg_stack_known = 1;
-    }
-    pthread_attr_destroy(&attributes);
-    return lg_stack_known > 0;
+    uintptr_t low = 0, high = 0;
+    if (!lg_system_stack_bounds(&low, &high)) return 0;
+    lg_stack_low = low;
+    lg_stack_high = high;
+    lg_stack_known = 1;
+    return 1;
 }
 
 // Whether this thread's stack bounds are known: a test of a thread-local on every capture but
@@ -884,16 +897,7 @@ __attribute__((no_sanitize("address", "thread"))) static int lg_walk_learning(
 int lg_stack_bounds_for_tests(uintptr_t *low, uintptr_t *high, uintptr_t *systemLow, uintptr_t *systemHigh) {
     *low = *high = *systemLow = *systemHigh = 0;
 #if defined(__linux__)
-    pthread_attr_t attributes;
-    if (pthread_getattr_np(pthread_self(), &attributes) == 0) {
-        void *address = NULL;
-        size_t size = 0;
-        if (pthread_attr_getstack(&attributes, &address, &size) == 0) {
-            *systemLow = (uintptr_t)address;
-            *systemHigh = (uintptr_t)address + size;
-        }
-        pthread_attr_destroy(&attributes);
-    }
+    (void)lg_system_stack_bounds(systemLow, systemHigh);
 #endif
 #if LG_LEARNED_RULES
     if (!lg_know_stack_bounds()) return -1;

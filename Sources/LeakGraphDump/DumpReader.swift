@@ -277,13 +277,8 @@ struct DumpReader {
     /// the read fail; any problem in either part makes the caller read the file again in one
     /// pass, so errors are worded as before.
     mutating func startObjectsWorker() -> Bool {
-        guard let (section, sectionOffset, expectedCount) = splitRecordSection() else { return false }
-        let (depth, consumed) = (parser.depth, consumed)
-        objectsWorker = BackgroundResult {
-            DumpReader.readObjects(
-                section.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
-                consumed: consumed)
-        }
+        guard let split = splitRecordSection() else { return false }
+        objectsWorker = BackgroundResult { DumpReader.readObjects(split) }
         return true
     }
 
@@ -293,13 +288,8 @@ struct DumpReader {
     /// the edges 27 %, the cycles 31 %), where the reader alone read the edges and the cycles
     /// while the objects' worker waited for it for a fifth of a second.
     mutating func startEdgesWorker() -> Bool {
-        guard let (section, sectionOffset, expectedCount) = splitRecordSection() else { return false }
-        let (depth, consumed) = (parser.depth, consumed)
-        edgesWorker = BackgroundResult {
-            DumpReader.readEdges(
-                section.bytes, fileOffset: sectionOffset, depth: depth, expectedCount: expectedCount,
-                consumed: consumed)
-        }
+        guard let split = splitRecordSection() else { return false }
+        edgesWorker = BackgroundResult { DumpReader.readEdges(split) }
         return true
     }
 
@@ -307,7 +297,7 @@ struct DumpReader {
     /// and this reader moved past it: its bytes, where they start in the file, and how many
     /// records to make room for. Nil (the reader where it was) for a small section or another
     /// layout.
-    private mutating func splitRecordSection() -> (SendableBytes, Int, Int)? {
+    private mutating func splitRecordSection() -> SplitSection? {
         let start = parser.position
         guard parser.count - start >= ParallelLoading.minimumObjectsBytes.load(ordering: .relaxed),
             parser.byte(at: start) == UInt8(ascii: "["), parser.byte(at: start + 1) == 0x0A,
@@ -334,10 +324,47 @@ struct DumpReader {
         releasableEnd = max(releasableEnd, end)
         ParallelLoading.workersStarted.add(1, ordering: .relaxed)
         let section = SendableBytes(UnsafeRawBufferPointer(start: base + start, count: end - start))
+        let depth = parser.depth
         parser.position = end
         // At most what the section's bytes can hold (the shortest record and its separator take
         // about 20): a file of bare `{` lines must not reserve gigabytes before the parse rejects it.
-        return (section, fileOffset + start, min(recordLines, (end - start) / 20))
+        return SplitSection(
+            bytes: section, fileOffset: fileOffset + start, depth: depth,
+            expectedCount: min(recordLines, (end - start) / 20), consumed: consumed)
+    }
+
+    /// A big section split off for a worker (``splitRecordSection()``).
+    struct SplitSection: Sendable {
+        let bytes: SendableBytes
+        /// Where the section starts in the file (for error offsets and page release).
+        let fileOffset: Int
+        /// The one-pass reader's nesting depth there, so that the nesting limit falls in the same place.
+        let depth: Int
+        /// The record lines seen when the section was split: the arrays are sized once (growing
+        /// them by doubling copied and touched twice the memory).
+        let expectedCount: Int
+        let consumed: PageReleaser?
+
+        /// Reads the section's whole array, `section`'s records, with `record` after `prepare`
+        /// (which sizes the arrays): the reader that read it, or the failure. The array must end
+        /// the section, which makes the split right or the read fail.
+        func read(
+            _ section: DumpSchema.Top, prepare: (inout DumpReader) -> Void,
+            record: (inout DumpReader) throws(Failure) -> Void
+        ) -> Result<DumpReader, Failure> {
+            var reader = DumpReader(
+                bytes: bytes.bytes, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
+            prepare(&reader)
+            reader.parser.depth = depth
+            reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: section)])
+            do throws(Failure) {
+                try reader.readArray(record)
+                guard reader.parser.position == bytes.bytes.count else { throw Failure.invalid("trailing bytes") }
+            } catch {
+                return .failure(error)
+            }
+            return .success(reader)
+        }
     }
 
     /// How many records of a section starting here to make room for: `written` (a count the
@@ -348,49 +375,28 @@ struct DumpReader {
         return min(written, (parser.count - parser.position) / shortest)
     }
 
-    /// Reads a whole `objects` array from `section` (the worker's job).
-    ///
-    /// `expectedCount` (the record lines seen when the section was split) sizes the arrays once:
-    /// growing them by doubling copied and touched twice the memory.
-    fileprivate static func readObjects(
-        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?
-    ) -> Result<ParsedObjects, Failure> {
-        var reader = DumpReader(
-            bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
-        reader.contents.objects.reserveCapacity(expectedCount)
-        // As deep as the one-pass reader is there, so the nesting limit falls in the same place.
-        reader.parser.depth = depth
-        reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .objects)])
-        do throws(Failure) {
-            try reader.readArray { reader throws(Failure) in try reader.readObject() }
-            guard reader.parser.position == section.count else { throw Failure.invalid("trailing bytes") }
-        } catch {
-            return .failure(error)
-        }
-        // The set of leaked ids is made here too: this thread finishes before the reader does.
-        return .success(
+    /// Reads a whole `objects` section (the objects' worker's job).
+    fileprivate static func readObjects(_ split: SplitSection) -> Result<ParsedObjects, Failure> {
+        split.read(.objects) {
+            $0.contents.objects.reserveCapacity(split.expectedCount)
+        } record: { reader throws(Failure) in
+            try reader.readObject()
+        }.map { reader in
+            // The set of leaked ids is made here too: this thread finishes before the reader does.
             ParsedObjects(
                 objects: reader.contents.objects, unread: reader.contents.unread,
                 leakedFlags: reader.contents.leakedFlags,
-                leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending))
+                leakedSet: Set(reader.contents.leakedFlags), ascending: reader.contents.objectsAscending)
+        }
     }
 
-    /// Reads a whole `edges` array from `section` (the edges worker's job).
-    fileprivate static func readEdges(
-        _ section: UnsafeRawBufferPointer, fileOffset: Int, depth: Int, expectedCount: Int, consumed: PageReleaser?
-    ) -> Result<[EdgeInfo], Failure> {
-        var reader = DumpReader(
-            bytes: section, progress: nil, consumed: consumed, objectsInParallel: false, fileOffset: fileOffset)
-        reader.contents.edges.reserveCapacity(expectedCount)
-        reader.parser.depth = depth
-        reader.location = DumpLocation(section: DumpFields.top.names[DumpFields.top.index(of: .edges)])
-        do throws(Failure) {
-            try reader.readArray { reader throws(Failure) in try reader.readEdge() }
-            guard reader.parser.position == section.count else { throw Failure.invalid("trailing bytes") }
-        } catch {
-            return .failure(error)
-        }
-        return .success(reader.contents.edges)
+    /// Reads a whole `edges` section (the edges' worker's job).
+    fileprivate static func readEdges(_ split: SplitSection) -> Result<[EdgeInfo], Failure> {
+        split.read(.edges) {
+            $0.contents.edges.reserveCapacity(split.expectedCount)
+        } record: { reader throws(Failure) in
+            try reader.readEdge()
+        }.map(\.contents.edges)
     }
 
     /// Waits for the workers, if any run (before the bytes they read go away).

@@ -25,12 +25,23 @@ struct ReportCommandTests {
     private var dumpWithXCTestPairs: String {
         var graph = Graphs.leakingPair
         for test in ["MapTests", "FilterTests"] {
-            let testCase = graph.object(test, site: "XCTestCase.init() at XCTest/XCTestCase.swift:40")
-            let run = graph.object("XCTestCaseRun", site: "XCTestCase.perform() at XCTest/XCTestCase.swift:90")
-            graph.edge(testCase, run, "testRun")
-            graph.edge(run, testCase, "test")
+            addXCTestPair(
+                to: &graph, test: test, testSite: "XCTestCase.init() at XCTest/XCTestCase.swift:40",
+                runSite: "XCTestCase.perform() at XCTest/XCTestCase.swift:90")
         }
         return graph.json()
+    }
+
+    /// XCTest's own `test —testRun→ XCTestCaseRun —test→ test` pair; `testRetainCount` 2 when
+    /// something outside (the suite) still holds the test case.
+    private func addXCTestPair(
+        to graph: inout GraphBuilder, test: String, testRetainCount: Int = 1, testSite: String? = nil,
+        runSite: String? = nil
+    ) {
+        let testCase = graph.object(test, rc: testRetainCount, site: testSite)
+        let run = graph.object("XCTestCaseRun", site: runSite)
+        graph.edge(testCase, run, "testRun")
+        graph.edge(run, testCase, "test")
     }
 
     @Test("XCTest's own cycles are library leaks: shown apart and counted, the user's leak first, never a failure")
@@ -47,10 +58,7 @@ struct ReportCommandTests {
         #expect(!text.contains("make `test` in XCTestCaseRun weak"))
         // Only XCTest's pairs: clean.
         var graph = GraphBuilder()
-        let testCase = graph.object("MapTests")
-        let run = graph.object("XCTestCaseRun")
-        graph.edge(testCase, run, "testRun")
-        graph.edge(run, testCase, "test")
+        addXCTestPair(to: &graph, test: "MapTests")
         let only = writeFile(graph.json(), "only-xctest.json", in: directory)
         let clean = try ReportCommand.run(path: only, loader: DumpLoader(console: ConsoleCapture().console))
         #expect(clean.status == .clean)
@@ -62,10 +70,7 @@ struct ReportCommandTests {
     func retainedLibraryCycleHasNoFix() throws {
         var graph = GraphBuilder()
         // The last test case: its suite still holds it (a reference the graph does not show).
-        let testCase = graph.object("TestClockTests", rc: 2)
-        let run = graph.object("XCTestCaseRun")
-        graph.edge(testCase, run, "testRun")
-        graph.edge(run, testCase, "test")
+        addXCTestPair(to: &graph, test: "TestClockTests", testRetainCount: 2)
         // A retained cycle of the user's keeps its fix.
         let parent = graph.object("Parent", rc: 2)
         let child = graph.object("Child")

@@ -129,8 +129,8 @@ enum DumpAtExit {
 
     /// `LEAKGRAPH_DUMP_DIR`, when set and not empty.
     static var environmentDirectory: String? {
-        guard let value = getenv("LEAKGRAPH_DUMP_DIR"), value.pointee != 0 else { return nil }
-        return String(cString: value)
+        guard let value = ProcessInfoLite.value(of: "LEAKGRAPH_DUMP_DIR"), !value.isEmpty else { return nil }
+        return value
     }
 
     static func run() {

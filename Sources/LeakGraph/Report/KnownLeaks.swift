@@ -37,40 +37,22 @@ package enum KnownLeaks {
     ) {
         // Every analysis passes here: nothing is parsed when nothing leaked.
         guard report.cycles.contains(where: \.leaked) else { return }
-        let patterns = catalog.compactMap { leak in LoopPattern(leak.pattern).map { (leak, $0) } }
-        guard !patterns.isEmpty else { return }
-        var verdicts: [String: String?] = [:]
-        var previous: (signature: String, verdict: String?)?
+        var matcher = KnownLeakMatcher(catalog: catalog)
         for index in report.cycles.indices where report.cycles[index].leaked {
             if keepingMarks && report.cycles[index].libraryLeak != nil { continue }
-            let cycle = report.cycles[index]
-            // One signature, one answer: a suite's thousand identical pairs are matched once.
-            // The previous cycle's first: repeated signatures come in runs, and comparing a
-            // string with itself is free where hashing one that is not ASCII is not.
-            if let (signature, known) = previous, signature == cycle.signature {
-                report.cycles[index].libraryLeak = known
-                continue
-            }
-            if let known = verdicts[cycle.signature] {
-                previous = (cycle.signature, known)
-                report.cycles[index].libraryLeak = known
-                continue
-            }
-            let loop = cycle.path.map { step in (type: snapshot.object(step.from)?.type ?? "", label: step.label) }
-            let match = patterns.first { $0.1.matches(loop) }?.0.description
-            verdicts[cycle.signature] = .some(match)
-            previous = (cycle.signature, match)
-            report.cycles[index].libraryLeak = match
+            report.cycles[index].libraryLeak = matcher.match(report.cycles[index], in: snapshot)
         }
     }
 }
 
-/// Which known library leak a cycle's loop is, one answer per signature: for cycles the
-/// detector did not mark, such as a retained one (XCTest's test case and its run, alive at exit
-/// while the last test's suite still holds them), whose fix lies in the library.
+/// Which known library leak a cycle's loop is, one answer per signature: for the detector's
+/// leaked cycles (``KnownLeaks/classify(_:in:catalog:keepingMarks:)``) and for cycles it does not
+/// mark, such as a retained one (XCTest's test case and its run, alive at exit while the last
+/// test's suite still holds them), whose fix lies in the library.
 package struct KnownLeakMatcher {
     private let patterns: [(KnownLeak, LoopPattern)]
     private var answers: [String: String?] = [:]
+    private var previous: (signature: String, answer: String?)?
 
     /// A matcher for `catalog` (the built-in and registered entries by default).
     package init(catalog: [KnownLeak] = KnownLeaks.all) {
@@ -80,11 +62,20 @@ package struct KnownLeakMatcher {
     /// The ``KnownLeak/description`` of the entry `cycle`'s loop matches, or nil.
     package mutating func match(_ cycle: Cycle, in snapshot: GraphSnapshot) -> String? {
         guard !patterns.isEmpty else { return nil }
-        if let known = answers[cycle.signature] { return known }
-        let loop = cycle.path.map { step in (type: snapshot.object(step.from)?.type ?? "", label: step.label) }
-        let match = patterns.first { $0.1.matches(loop) }?.0.description
-        answers[cycle.signature] = .some(match)
-        return match
+        // A suite's thousand identical pairs are matched once. The previous cycle's signature
+        // first: repeated signatures come in runs, and comparing a string with itself is free
+        // where hashing one that is not ASCII is not.
+        if let (signature, answer) = previous, signature == cycle.signature { return answer }
+        let answer: String?
+        if let known = answers[cycle.signature] {
+            answer = known
+        } else {
+            let loop = cycle.path.map { step in (type: snapshot.object(step.from)?.type ?? "", label: step.label) }
+            answer = patterns.first { $0.1.matches(loop) }?.0.description
+            answers[cycle.signature] = .some(answer)
+        }
+        previous = (cycle.signature, answer)
+        return answer
     }
 }
 
