@@ -103,10 +103,13 @@ public struct LeakGraphDump: Sendable {
     /// The analysis as written, as the core's ``LeakReport`` (objects reported finished but
     /// still held are not part of the format and are recomputed from the objects' states).
     public var report: LeakReport {
+        // By position, one field at a time: filtering the records copied each whole.
+        let objects = snapshot.objects
+        var finished: [UInt64] = []
+        for index in objects.indices where objects[index].state.isFinished { finished.append(objects[index].id) }
         var report = LeakReport(
             cycles: cycles, leakedObjectIDs: leakedObjectIDs, unknownOwners: unknownOwners,
-            finishedButHeld: snapshot.objects.filter { $0.state.isFinished }.map(\.id), neverFinished: neverFinished,
-            canNeverFinish: canNeverFinish)
+            finishedButHeld: finished, neverFinished: neverFinished, canNeverFinish: canNeverFinish)
         report.possibleLeaks = possibleLeaks
         return report
     }

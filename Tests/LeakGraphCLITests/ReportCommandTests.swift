@@ -286,6 +286,59 @@ struct ReportCommandTests {
         #expect(summary.unknownOwners.map(\.id) == [5])
     }
 
+    @Test(
+        "top types and sites count every object whatever the order of types and the numbering of stacks",
+        arguments: [1, 1_000_003])
+    func tallyCountsMatchANaiveCount(stackIDStride: Int) throws {
+        // Types interleaved in runs and alternations of three (the tallies compare the last two
+        // types seen before hashing), stacks numbered densely or scattered (counted in an array
+        // or hashed), some objects without a stack, some leaked.
+        let types = ["A", "B", "A", "C", "B", "B", "A", "C", "C", "A", "B", "C", "A", "A", "B"]
+        var objects: [ObjectInfo] = []
+        var stacks: [StackInfo] = []
+        var edges: [EdgeInfo] = []
+        for line in 0..<4 {
+            stacks.append(
+                StackInfo(
+                    id: line * stackIDStride, frames: ["f() at Sources/App/main.swift:\(line + 10)"], userFrame: 0))
+        }
+        var expectedTypes: [String: (count: Int, leaked: Int)] = [:]
+        var expectedSites: [String: (count: Int, leaked: Int)] = [:]
+        for round in 0..<3 {
+            for (offset, type) in types.enumerated() {
+                let id = UInt64(objects.count + 1)
+                let line: Int? = offset % 5 == 4 ? nil : (offset + round) % 4
+                let leaked = offset % 3 == 0
+                objects.append(
+                    ObjectInfo(id: id, type: type, strongRetainCount: 1, stack: line.map { $0 * stackIDStride }))
+                if leaked { edges.append(EdgeInfo(from: id, to: id, kind: .strong, label: "me")) }
+                let site = line.map { "f() at Sources/App/main.swift:\($0 + 10)" } ?? "(no allocation stack)"
+                expectedTypes[type, default: (0, 0)].count += 1
+                expectedTypes[type, default: (0, 0)].leaked += leaked ? 1 : 0
+                expectedSites[site, default: (0, 0)].count += 1
+                expectedSites[site, default: (0, 0)].leaked += leaked ? 1 : 0
+            }
+        }
+        let snapshot = GraphSnapshot(objects: objects, edges: edges, stacks: stacks, time: 1_700_000_000)
+        let path = writeFile(
+            JSONExporter.render(snapshot, processID: 7), "tallies-\(stackIDStride).json", in: directory)
+        let output = try ReportCommand.run(
+            path: path, format: .json, top: 50, loader: DumpLoader(console: ConsoleCapture().console)
+        ).output
+        let summary = try JSONDecoder().decode(LeakSummary.self, from: Data(output.utf8))
+        #expect(summary.leakedObjectCount > 0)
+        #expect(summary.topTypes.count == expectedTypes.count)
+        for tally in summary.topTypes {
+            #expect(expectedTypes[tally.name]?.count == tally.count, "\(tally.name)")
+            #expect(expectedTypes[tally.name]?.leaked == tally.leaked, "\(tally.name)")
+        }
+        #expect(summary.topSites.count == expectedSites.count)
+        for tally in summary.topSites {
+            #expect(expectedSites[tally.name]?.count == tally.count, "\(tally.name)")
+            #expect(expectedSites[tally.name]?.leaked == tally.leaked, "\(tally.name)")
+        }
+    }
+
     @Test("exit status from the binary: 1 for leaks, 0 for a clean dump")
     func exitStatusFromBinary() throws {
         let leaking = writeFile(Graphs.leakingPair.json(), "leak.json", in: directory)

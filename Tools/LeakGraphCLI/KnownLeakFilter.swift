@@ -39,8 +39,11 @@ package struct KnownLeakFilter: Sendable {
             }
         }
         dump.cycles = report.cycles
+        // Only the marks that differ are written: the analysis's cycles share their storage with
+        // the dump's, and any write copies them all.
         if analysis.cycles.count == report.cycles.count {
-            for index in analysis.cycles.indices {
+            for index in analysis.cycles.indices
+            where analysis.cycles[index].libraryLeak != report.cycles[index].libraryLeak {
                 analysis.cycles[index].libraryLeak = report.cycles[index].libraryLeak
             }
         }

@@ -23,7 +23,9 @@ package enum ReportBuilder {
             dump.cycles.contains(where: \.leaked) ? BackgroundResult { Dominators(snapshot, report: analysis) } : nil
         let sites = SiteNames(snapshot)
         // Types and sites counted over every object, beside the grouping of cycles below.
-        let tallies = BackgroundResult { DumpTallies(loaded, sites: sites) }
+        // Ids to positions once, for the tallies and the cycles' sites.
+        let objectIndex = NodeIndex(snapshot.objects)
+        let tallies = BackgroundResult { DumpTallies(loaded, sites: sites, index: objectIndex) }
         func entry(_ id: UInt64, unexplained: Int? = nil, withStack: Bool = false) -> LeakSummary.ObjectEntry {
             guard let object = snapshot.object(id) else {
                 return LeakSummary.ObjectEntry(id: id, type: "?", unexplained: unexplained)
@@ -38,14 +40,21 @@ package enum ReportBuilder {
                 stack: stack)
         }
 
-        // Leaked cycles by signature, in first-seen order, then by count.
+        // Leaked cycles by signature, in first-seen order, then by count; a group holds its
+        // cycles' positions in `dump.cycles` (copying 200,000 cycles into groups, each copy
+        // retaining its arrays and strings, was a quarter of this summary).
+        let cycles = dump.cycles
         var signatures = StringInterner()
-        var groups: [(first: Cycle, cycles: [Cycle])] = []
+        var groups: [[Int]] = []
+        // Identical signatures come in runs: the previous one is compared before any hashing
+        // (comparing a string with itself is free; hashing one that is not ASCII is not).
+        var previous: (signature: String, group: Int)?
         // Library leaks (and those --ignore or --baseline accept) are grouped apart.
         var libraryGroups: [String: Int] = [:]
         var libraryLeaks: [LeakSummary.LibraryLeakGroup] = []
-        for cycle in dump.cycles where cycle.leaked {
-            if let known = cycle.libraryLeak {
+        for position in cycles.indices where cycles[position].leaked {
+            if let known = cycles[position].libraryLeak {
+                let cycle = cycles[position]
                 let key = known + "\u{0}" + cycle.signature
                 if let index = libraryGroups[key] {
                     libraryLeaks[index].count += 1
@@ -59,31 +68,39 @@ package enum ReportBuilder {
                 }
                 continue
             }
-            let index = Int(signatures.number(of: cycle.signature))
-            if index < groups.count {
-                groups[index].cycles.append(cycle)
+            let signature = cycles[position].signature
+            let index: Int
+            if let previous, previous.signature == signature {
+                index = previous.group
             } else {
-                groups.append((cycle, [cycle]))
+                index = Int(signatures.number(of: signature))
+                previous = (signature, index)
+            }
+            if index < groups.count {
+                groups[index].append(position)
+            } else {
+                groups.append([position])
             }
         }
         let ordered = groups.enumerated().sorted {
-            $0.element.cycles.count != $1.element.cycles.count
-                ? $0.element.cycles.count > $1.element.cycles.count : $0.offset < $1.offset
-        }
-        let retained = dump.cycles.filter { !$0.leaked }
-        let edges = CycleEdges(snapshot, cycles: ordered.map(\.element.first) + retained)
+            $0.element.count != $1.element.count ? $0.element.count > $1.element.count : $0.offset < $1.offset
+        }.map(\.element)
+        let retained = cycles.filter { !$0.leaked }
+        let edges = CycleEdges(snapshot, cycles: ordered.map { cycles[$0[0]] } + retained)
         let dominators = dominatorTree?.value
-        let leakedCycles = ordered.map { _, group in
+        let leakedCycles = ordered.map { group in
+            let first = cycles[group[0]]
+            let members = group.map { cycles[$0].objects }
             var summary = LeakSummary.CycleGroup(
-                signature: group.first.signature, count: group.cycles.count, loop: group.first.loopDescription,
-                members: loopOrder(group.first).prefix(memberLimit).map { entry($0, withStack: true) },
-                cycles: group.cycles.map(\.objects),
-                hint: LeakHint.choose(for: group.first, in: snapshot, edges: edges),
+                signature: first.signature, count: group.count, loop: first.loopDescription,
+                members: loopOrder(first).prefix(memberLimit).map { entry($0, withStack: true) },
+                cycles: members,
+                hint: LeakHint.choose(for: first, in: snapshot, edges: edges),
                 verdict: LeakHint.verdict(
-                    for: group.first, in: snapshot, edges: edges,
-                    keptAlive: dominators.map { LeakTrace.keptAlive(by: group.first, $0) } ?? 0))
-            summary.culprit = dominators.map { LeakTrace.culpritLine(for: group.first, $0, snapshot) }
-            summary.sites = CycleSites.sites(of: group.cycles, in: snapshot)
+                    for: first, in: snapshot, edges: edges,
+                    keptAlive: dominators.map { LeakTrace.keptAlive(by: first, $0) } ?? 0))
+            summary.culprit = dominators.map { LeakTrace.culpritLine(for: first, $0, snapshot) }
+            summary.sites = CycleSites.sites(of: first, members: members, in: snapshot, index: objectIndex)
             return summary
         }
 
@@ -169,7 +186,7 @@ struct DumpTallies {
     var sites: [LeakSummary.Tally]
     var leakedSignatures: [String: Int]
 
-    init(_ loaded: LoadedDump, sites names: SiteNames? = nil) {
+    init(_ loaded: LoadedDump, sites names: SiteNames? = nil, index: NodeIndex? = nil) {
         let snapshot = loaded.dump.snapshot
         let names = names ?? SiteNames(snapshot)
         let leaked = loaded.dump.leakedObjectIDs
@@ -177,25 +194,51 @@ struct DumpTallies {
         // name per object was most of a million-object report.
         var typeNumbers = StringInterner()
         var typeCounts: [(count: Int, leaked: Int)] = []
+        // Stacks counted in an array by id where the ids are dense (a dump's are numbered from
+        // 0), else hashed.
+        let stackLimit = 4 * snapshot.stacks.count + 1024
+        let denseStacks = snapshot.stacks.allSatisfy { $0.id >= 0 && $0.id < stackLimit }
+        var stackArray = [(count: Int, leaked: Int)](
+            repeating: (0, 0), count: denseStacks ? (snapshot.stacks.map(\.id).max() ?? -1) + 1 : 0)
         var stackCounts: [Int: (count: Int, leaked: Int)] = [:]
         var noStack = (count: 0, leaked: 0)
         // A flag per object, set from the leaked ids through a (usually direct) index: a set
         // lookup per object was most of these tallies.
-        let leakedFlags = NodeIndex(snapshot.objects).flags(of: leaked)
-        for (position, object) in snapshot.objects.enumerated() {
+        let leakedFlags = (index ?? NodeIndex(snapshot.objects)).flags(of: leaked)
+        // The two types seen last, compared before hashing: objects come in runs and in
+        // alternations of a few types, and comparing a string with an equal one is cheaper than
+        // hashing it once per object.
+        var recent: [(type: String, number: Int)] = []
+        let objects = snapshot.objects
+        for position in objects.indices {
             let isLeaked = leakedFlags[position] ? 1 : 0
-            let index = Int(typeNumbers.number(of: object.type))
+            let type = objects[position].type
+            let index: Int
+            if let hit = recent.firstIndex(where: { $0.type == type }) {
+                index = recent[hit].number
+                if hit == 1 { recent.swapAt(0, 1) }
+            } else {
+                index = Int(typeNumbers.number(of: type))
+                recent.insert((type, index), at: 0)
+                if recent.count > 2 { recent.removeLast() }
+            }
             if index == typeCounts.count { typeCounts.append((0, 0)) }
             typeCounts[index].count += 1
             typeCounts[index].leaked += isLeaked
-            if let stack = object.stack {
-                stackCounts[stack, default: (0, 0)].count += 1
-                stackCounts[stack, default: (0, 0)].leaked += isLeaked
+            if let stack = objects[position].stack {
+                if stack >= 0 && stack < stackArray.count {
+                    stackArray[stack].count += 1
+                    stackArray[stack].leaked += isLeaked
+                } else {
+                    stackCounts[stack, default: (0, 0)].count += 1
+                    stackCounts[stack, default: (0, 0)].leaked += isLeaked
+                }
             } else {
                 noStack.count += 1
                 noStack.leaked += isLeaked
             }
         }
+        for (stack, tally) in stackArray.enumerated() where tally.count > 0 { stackCounts[stack] = tally }
         var types: [String: (count: Int, leaked: Int)] = [:]
         for (index, name) in typeNumbers.strings.enumerated() { types[name] = typeCounts[index] }
         var sites: [String: (count: Int, leaked: Int)] = [:]

@@ -75,6 +75,22 @@ package struct NodeIndex: Sendable {
     /// ids by position, built with one table lookup per id instead of a hash lookup per object
     /// (a million of either is most of what the dump's tallies and confirmation otherwise cost).
     package func flags(of ids: some Sequence<UInt64>) -> [Bool] {
+        setFlags(ids)
+    }
+
+    /// ``flags(of:)`` of a set. The generic one, called from another module, is not specialised
+    /// there: it walked a set of 400,000 ids through the protocol's witnesses, most of a big
+    /// report's tallies. These overloads are specialised here.
+    package func flags(of ids: Set<UInt64>) -> [Bool] {
+        setFlags(ids)
+    }
+
+    /// ``flags(of:)`` of an array (see the set's overload).
+    package func flags(of ids: [UInt64]) -> [Bool] {
+        setFlags(ids)
+    }
+
+    private func setFlags(_ ids: some Sequence<UInt64>) -> [Bool] {
         var flags = [Bool](repeating: false, count: self.ids.count)
         for id in ids {
             let node = node(of: id)
