@@ -99,11 +99,15 @@ extension LeakGraph {
         // This thread's frames hold the addresses looked for: no other thread's look names them.
         lg_analysis_enter()
         defer { lg_analysis_leave() }
-        let found = findLeaks(options: options)
+        var found = findLeaks(options: options)
+        let wanted = stacksFor.map { $0(found.snapshot, found.report) }
         // Stacks, closures, field declarations and globals: one symbolizer for all of them.
         return ExternalSymbolizer.shared.withSession {
-            var snapshot = Symbolicator.symbolicate(
-                found.snapshot, stacks: stacksFor.map { $0(found.snapshot, found.report) })
+            // Taken out of `found`, so that naming changes the only copy of its arrays in place
+            // (while `found` shared them, the first name written copied a million objects).
+            var snapshot = found.snapshot
+            found.snapshot = GraphSnapshot(objects: [], edges: [])
+            Symbolicator.symbolicate(&snapshot, stacks: wanted)
             snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
             nameOutsideHolders(in: &snapshot, report: found.report)
             return (snapshot, found.report)

@@ -184,19 +184,27 @@ public enum Symbolicator {
     /// process symbolizes only their stacks (a real suite's exit had symbolized 2,800 stacks to
     /// write 44 objects).
     package static func symbolicate(_ snapshot: GraphSnapshot, stacks wanted: Set<Int>?) -> GraphSnapshot {
-        // Allocation stacks, task entry points and closures: one symbolizer for the three.
-        ExternalSymbolizer.shared.withSession { symbolicateNow(snapshot, stacks: wanted) }
+        var result = snapshot
+        symbolicate(&result, stacks: wanted)
+        return result
     }
 
-    private static func symbolicateNow(_ snapshot: GraphSnapshot, stacks wanted: Set<Int>?) -> GraphSnapshot {
-        var result = snapshot
+    /// ``symbolicate(_:stacks:)`` in place: a caller that owns the only reference to the
+    /// snapshot's arrays has them changed where they are, not copied (a million objects' copy
+    /// was 136 MB of a dump at exit).
+    package static func symbolicate(_ snapshot: inout GraphSnapshot, stacks wanted: Set<Int>?) {
+        // Allocation stacks, task entry points and closures: one symbolizer for the three.
+        ExternalSymbolizer.shared.withSession { symbolicateNow(&snapshot, stacks: wanted) }
+    }
+
+    private static func symbolicateNow(_ result: inout GraphSnapshot, stacks wanted: Set<Int>?) {
         nameTasks(&result)
         func needed(_ stack: StackInfo) -> Bool {
             stack.needsSymbolication && (wanted.map { $0.contains(stack.id) } ?? true)
         }
-        let stackAddresses = snapshot.stacks.filter(needed).flatMap(\.addresses)
-        let closureAddresses = snapshot.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
-        guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return result }
+        let stackAddresses = result.stacks.filter(needed).flatMap(\.addresses)
+        let closureAddresses = result.edges.compactMap { $0.closure == nil ? $0.closureAddress : nil }
+        guard !stackAddresses.isEmpty || !closureAddresses.isEmpty else { return }
         // Resolved all at once (one symbolizer batch per image). Stacks share most of their
         // frames (a test runner's, a loop's), so each address's frames and their text are made
         // once, not once per stack (the text was a third of a real suite's symbolication).
@@ -225,17 +233,20 @@ public enum Symbolicator {
             let names = Dictionary(
                 uniqueKeysWithValues: zip(
                     uniqueClosures, frameChains(for: uniqueClosures, returnAddresses: false).map { $0.last! }))
-            for index in result.edges.indices {
-                if result.edges[index].closure == nil, let address = result.edges[index].closureAddress {
-                    // Marked so that hints can tell LeakGraph's own closures from the user's.
-                    result.edges[index].closure = names[address].map {
-                        $0.description + ($0.isLeakGraph ? " " + ownClosureMarker : "")
-                    }
+            for index in unnamedClosureEdges(result.edges) {
+                // Marked so that hints can tell LeakGraph's own closures from the user's.
+                result.edges[index].closure = result.edges[index].closureAddress.flatMap { names[$0] }.map {
+                    $0.description + ($0.isLeakGraph ? " " + ownClosureMarker : "")
                 }
             }
             nameClosureContexts(&result, names: names)
         }
-        return result
+    }
+
+    /// The positions of the edges through a closure that has no name yet (found by reading
+    /// first: see ``nameTasks(_:)``).
+    private static func unnamedClosureEdges(_ edges: [EdgeInfo]) -> [Int] {
+        edges.indices.filter { edges[$0].closure == nil && edges[$0].closureAddress != nil }
     }
 
     /// A task's "stack" is the code addresses in its header (see `HeapWalker.task`): entry points
@@ -243,7 +254,13 @@ public enum Symbolicator {
     /// runtime names it (`waiting in closure #1 in Listener.start() at Listener.swift:12`, its
     /// label); it has no allocation stack.
     static func nameTasks(_ snapshot: inout GraphSnapshot) {
-        for index in snapshot.objects.indices where snapshot.objects[index].type == TaskNode.typeName {
+        // Found first by reading, then named: a loop that may write the objects has their array
+        // made unique before it starts (the optimiser hoists that out of the loop), which copied
+        // every object of a snapshot shared with its caller — a million of them at exit, for no
+        // task at all.
+        let tasks = taskPositions(snapshot.objects)
+        guard !tasks.isEmpty else { return }
+        for index in tasks {
             guard let stack = snapshot.objects[index].stack, snapshot.stacks.indices.contains(stack),
                 snapshot.stacks[stack].needsSymbolication
             else { continue }
@@ -267,6 +284,11 @@ public enum Symbolicator {
                     "\(verb) in \(frame.description)" + (status.map { TaskNode.statusSeparator + $0 } ?? "")
             }
         }
+    }
+
+    /// The positions of the tasks among `objects`.
+    private static func taskPositions(_ objects: [ObjectInfo]) -> [Int] {
+        objects.indices.filter { objects[$0].type == TaskNode.typeName }
     }
 
     /// A closure context recorded by whole-process tracking is named after its closure, known

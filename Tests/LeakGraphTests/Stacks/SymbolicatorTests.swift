@@ -5,6 +5,25 @@ import Testing
 
 @Suite("Symbolicator")
 struct SymbolicatorTests {
+    @Test("symbolicating a snapshot with nothing to name writes nothing: objects and edges it shares are not copied")
+    func nothingToNameCopiesNothing() {
+        let objects = (1...64).map { ObjectInfo(id: UInt64($0), type: $0.isMultiple(of: 2) ? "Parent" : "Child") }
+        let edges = (1...32).map {
+            EdgeInfo(from: UInt64(2 * $0), to: UInt64(2 * $0 - 1), kind: .strong, label: "child")
+        }
+        let shared = GraphSnapshot(objects: objects, edges: edges)
+        var snapshot = shared
+        Symbolicator.symbolicate(&snapshot, stacks: nil)
+        // A write, or a loop that might write, would have made the arrays unique: copied them.
+        #expect(
+            snapshot.objects.withUnsafeBufferPointer { $0.baseAddress }
+                == shared.objects.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(
+            snapshot.edges.withUnsafeBufferPointer { $0.baseAddress }
+                == shared.edges.withUnsafeBufferPointer { $0.baseAddress })
+        #expect(snapshot == shared)
+    }
+
     @Test("closures in top-level code are named, not left as `closure #1 in `")
     func topLevelClosures() {
         let frame = Symbolicator.Frame(
