@@ -110,8 +110,37 @@ extension LeakGraph {
             Symbolicator.symbolicate(&snapshot, stacks: wanted)
             snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
             nameOutsideHolders(in: &snapshot, report: found.report)
-            return (snapshot, found.report)
+            var report = found.report
+            let index = NodeIndex(snapshot.objects)
+            report.possibleLeaks = found.report.possibleLeaks.filter {
+                !isHeldByNamedHolders($0, report: found.report, snapshot: snapshot, index: index)
+            }
+            return (snapshot, report)
         }
+    }
+
+    /// Whether every reference the graph does not show into `leak` (its cycle's holders from
+    /// outside, or the object) is a global's or a thread stack's that was named: then those are
+    /// its holders, not the unread memory it reaches, and it is retained, not possibly leaked (a
+    /// singleton's `static let shared` whose run-loop task waits on what the singleton holds).
+    static func isHeldByNamedHolders(
+        _ leak: PossibleLeak, report: LeakReport, snapshot: GraphSnapshot, index: NodeIndex
+    ) -> Bool {
+        let holders: [(object: UInt64, unexplained: Int)]
+        if let cycle = leak.cycle, report.cycles.indices.contains(cycle) {
+            holders = report.cycles[cycle].unexplainedHolders.map { ($0.object, $0.unexplained) }
+        } else if let object = leak.object {
+            holders = [(object, leak.unexplained)]
+        } else {
+            return false
+        }
+        return !holders.isEmpty
+            && holders.allSatisfy { holder in
+                let position = index.node(of: holder.object)
+                guard position >= 0 else { return false }
+                let object = snapshot.objects[position]
+                return object.heldByGlobals.count + object.outsideHolders.count >= holder.unexplained
+            }
     }
 
     /// Names the globals and the threads' stacks holding the objects whose holders the graph

@@ -6,11 +6,13 @@
 /// and nothing in memory tells them apart, so their words outnumber what they own. Where one
 /// task's frames — or one task family's: a task and the child tasks under it (a group's, an
 /// `async let`'s), none of which finishes while another waits — are the only words at an object
-/// and outnumber its unexplained references, those references are the task's — provided nothing outside the graph holds the object
-/// (``OutsideHolders``: globals and stacks, directly or through objects tracking did not
-/// record). Where something does, one reference is left to it: the object stays held from
-/// outside (a producer that can still resume the task), and the frames are credited with the
-/// rest.
+/// and at least as many as its unexplained references, those references are the task's —
+/// provided nothing outside the graph holds the object (``OutsideHolders``: globals and stacks,
+/// directly or through objects tracking did not record). Where something does, one reference is
+/// left to it: the object stays held from outside (a producer that can still resume the task),
+/// and the frames are credited with the rest. As many words as references is no proof either:
+/// an owned reference and a borrowed copy of the one a global holds match a count of two (an
+/// actor's `static let shared`, whose task waits on what the actor holds, was said leaked).
 ///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
@@ -95,9 +97,10 @@ enum CandidateResolution {
         return unread
     }
 
-    /// The objects one suspended task's (or task family's) frames alone point at more often than their references
-    /// nothing else explains, with how many of those references the frames are credited with:
-    /// all of them, or all but one where something outside the graph holds the object too.
+    /// The objects one suspended task's (or task family's) frames alone point at at least as
+    /// often as their references nothing else explains, with how many of those references the
+    /// frames are credited with: all of them, or all but one where something outside the graph
+    /// holds the object too.
     private static func taskCredits(
         _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
         _ heldFromOutside: ([Int]) -> [Int: Int]
@@ -113,7 +116,7 @@ enum CandidateResolution {
             }
         }
         let targets = taskOfTarget.compactMap { target, task in
-            task >= 0 && unexplained[target] > 0 && pointing[target] > unexplained[target] ? target : nil
+            task >= 0 && unexplained[target] > 0 && pointing[target] >= unexplained[target] ? target : nil
         }.sorted()
         guard !targets.isEmpty else { return [:] }
         let outside = heldFromOutside(targets)

@@ -37,6 +37,27 @@ struct CandidateResolutionTests {
         #expect(edges.contains { $0.to == 12 && $0.kind == .unmanaged && $0.count == 2 }, "\(edges)")
     }
 
+    @Test("as many task words as unexplained references still leave one to a holder outside the graph")
+    func exactCountLeavesOneToAnOutsideHolder() {
+        // An actor held by a global, its task's frames pointing at it twice (an owned reference
+        // and a borrowed copy): its two unexplained references are the global's and the task's.
+        let objects = [ObjectInfo(id: 10, type: TaskNode.typeName), ObjectInfo(id: 12, type: "Service")]
+        let regions = [UntypedRegion(owner: 0, place: "frames", why: "task memory")]
+        let candidates = [
+            CandidateReference(from: 0, to: 1, label: "frames", region: 0, isTaskWord: true, family: 0),
+            CandidateReference(from: 0, to: 1, label: "frames", region: 0, isTaskWord: true, family: 0),
+        ]
+        func credited(outside: [Int: Int]) -> Int {
+            var edges: [EdgeInfo] = []
+            _ = CandidateResolution.resolve(
+                candidates, regions: regions, edges: &edges, objects: objects, retainCounts: [1, 2],
+                heldFromOutside: { _, _ in outside })
+            return edges.filter { $0.to == 12 && $0.kind.keepsAlive }.reduce(0) { $0 + $1.count }
+        }
+        #expect(credited(outside: [1: 1]) == 1)
+        #expect(credited(outside: [:]) == 2)
+    }
+
     @Test("two unrelated tasks' frames credit nothing: the references stay unexplained")
     func unrelatedTasksAreNotCredited() {
         let edges = resolve(childFamily: 1)
