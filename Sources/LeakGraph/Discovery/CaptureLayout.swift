@@ -99,7 +99,10 @@ struct CaptureType {
             type = _getTypeByMangledNameInContext(
                 name.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: nil, genericArguments: nil)
         }
-        guard let type else { return .failure(generic && environment == nil ? .unboundGenericParameter : .unresolved) }
+        guard let type else {
+            if let laidOut = fromFieldDescriptor(name, bytes: bytes) { return .success(laidOut) }
+            return .failure(generic && environment == nil ? .unboundGenericParameter : .unresolved)
+        }
         let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
         return .success(
             CaptureType(
@@ -139,6 +142,51 @@ struct CaptureType {
                 size: 8, alignment: 8, plan: TypePlan(steps: [.strong(offset: 0, path: "")], complete: true))
         }
         return nil
+    }
+
+    /// A struct the runtime cannot make metadata for, laid out from its field descriptor: the
+    /// compiler emits no metadata accessor for a private struct nothing asks the metadata of
+    /// (Swift Testing's runner keeps its `_Context` in closures so; the concurrency library's
+    /// sleep captures its `UnsafeSleepStateToken`), so resolving its name fails, though its
+    /// fields' types resolve. Swift lays a struct's stored properties out in declaration order,
+    /// each at its alignment. Nil unless every field's type resolves without the struct's
+    /// generic arguments (a field of a generic parameter's type depends on them).
+    static func fromFieldDescriptor(_ name: UnsafeRawPointer, bytes: [UInt8]) -> CaptureType? {
+        // A symbolic reference alone (a non-generic struct), or with generic arguments (`…G`).
+        guard bytes.count >= 5, bytes[0] == 0x01 || bytes[0] == 0x02,
+            bytes.count == 5 || bytes.last == UInt8(ascii: "G"),
+            let descriptor = symbolicTarget(name, indirect: bytes[0] == 0x02),
+            descriptor.load(as: UInt32.self) & 0x1F == 17,  // a struct
+            let fields = relativeTarget(descriptor + 16)
+        else { return nil }
+        let recordSize = Int(fields.load(fromByteOffset: 10, as: UInt16.self))
+        let count = Int(fields.load(fromByteOffset: 12, as: UInt32.self))
+        guard recordSize >= 12, count <= 256 else { return nil }
+        var laidOut: [TypePlan.Field] = []
+        var size = 0
+        var alignment = 1
+        for index in 0..<count {
+            let record = fields + 16 + index * recordSize
+            guard let typeName = relativeTarget(record + 4) else { return nil }
+            let length = mangledNameLength(typeName)
+            let typeBytes = (0..<length).map { typeName.load(fromByteOffset: $0, as: UInt8.self) }
+            guard length > 0, length < 4096, !mentionsGenericParameters(typeBytes),
+                let type = _getTypeByMangledNameInContext(
+                    typeName.assumingMemoryBound(to: UInt8.self), UInt(length), genericContext: descriptor,
+                    genericArguments: nil)
+            else { return nil }
+            let metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
+            let fieldAlignment = Int(lg_type_flags(metadata) & 0xFF) + 1
+            let offset = (size + fieldAlignment - 1) / fieldAlignment * fieldAlignment
+            let fieldName = relativeTarget(record + 8).map { String(cString: $0.assumingMemoryBound(to: CChar.self)) }
+            laidOut.append(
+                TypePlan.Field(
+                    offset: offset, type: type, name: fieldName ?? "\(index)",
+                    ownership: ownership(ofMangledType: typeName)))
+            size = offset + lg_type_size(metadata)
+            alignment = max(alignment, fieldAlignment)
+        }
+        return CaptureType(size: size, alignment: alignment, plan: TypePlan.ofFields(laidOut))
     }
 
     /// `…I<convention>…_`, optionally wrapped in an optional (`Sg`): a lowered function type.

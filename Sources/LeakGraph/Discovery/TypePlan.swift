@@ -168,6 +168,24 @@ final class TypePlan: Sendable {
         return plan
     }
 
+    /// A stored property laid out by hand (see ``ofFields(_:)``).
+    struct Field {
+        let offset: Int
+        let type: Any.Type
+        let name: String
+        let ownership: FieldOwnership
+    }
+
+    /// The plan for a value whose stored properties are `fields` (a struct whose metadata the
+    /// runtime cannot make, laid out from its field descriptor; not cached: its caller is).
+    static func ofFields(_ fields: [Field]) -> TypePlan {
+        var builder = Builder()
+        for field in fields {
+            builder.add(field.type, offset: field.offset, path: field.name, ownership: field.ownership, depth: 1)
+        }
+        return TypePlan(steps: builder.steps, unreadReason: builder.unreadReason)
+    }
+
     /// The plan for the stored properties of instances of `type` (a class), superclasses
     /// included, LeakGraph's own bookkeeping left out.
     static func ofInstances(_ type: AnyClass) -> TypePlan {
