@@ -35,6 +35,26 @@ private final class ContinuationOwner: TrackedObject, @unchecked Sendable {
     }
 }
 
+/// An object whose task waits in a helper its closure calls: where it waits is not where it was
+/// started.
+private final class HelperWaiter: TrackedObject, @unchecked Sendable {
+    // @unchecked Sendable: set before the task starts, read after it finished.
+    var continuation: AsyncStream<Int>.Continuation?
+    var task: Task<Int, Never>?
+
+    func start() {
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        self.continuation = continuation
+        task = Task { await Self.sum(of: stream) }
+    }
+
+    static func sum(of stream: AsyncStream<Int>) async -> Int {
+        var total = 0
+        for await value in stream { total += value }
+        return total
+    }
+}
+
 /// A continuation one task stores and another resumes.
 private final class PendingContinuation: Sendable {
     let value = Mutex<CheckedContinuation<Int, Never>?>(nil)
@@ -69,6 +89,24 @@ struct LiveTasksTests {
         #expect(await owner.task?.value == 2)
         owner.task = nil
         #expect(ownersTasks().isEmpty)
+    }
+
+    @Test("a task waiting in a helper is said to be started in the closure that calls it")
+    func startedInItsClosure() async throws {
+        let waiter = HelperWaiter(label: "started in")
+        waiter.start()
+        var tasks: [LiveTask] = []
+        for _ in 0..<200 where tasks.isEmpty {
+            try await Task.sleep(for: .milliseconds(10))
+            tasks = LeakGraph.liveTasks().filter { task in task.heldBy.contains { $0.hasPrefix("HelperWaiter") } }
+        }
+        let task = try #require(tasks.first)
+        #expect(task.waitingIn?.contains("HelperWaiter.sum(of:)") == true, "\(task.description)")
+        #expect(task.startedIn?.contains("closure #1 in HelperWaiter.start()") == true, "\(task.description)")
+        #expect(task.description.contains("(started in closure #1 in HelperWaiter.start()"), "\(task.description)")
+        waiter.continuation?.finish()
+        #expect(await waiter.task?.value == 0)
+        waiter.task = nil
     }
 
     @Test("a task's status says its priority and that it was cancelled")

@@ -5,6 +5,9 @@ public struct LiveTask: Sendable, Hashable {
     /// What it waits in, as the symbolizer names it (`closure #1 in Listener.start()`); nil when
     /// none of its resume points is the program's own.
     public var waitingIn: String?
+    /// The closure it was started with (`closure #1 in Pool.start()`), the outermost function of
+    /// the program's own it runs; nil when that is where it waits, or none is the program's own.
+    public var startedIn: String?
     /// What its header says: `suspended, priority medium`, `running, priority high, cancelled`
     /// (nil when the header could not be read so).
     public var status: String?
@@ -18,6 +21,7 @@ public struct LiveTask: Sendable, Hashable {
     public var description: String {
         var text = "Task"
         if let waitingIn { text += " waiting in \(waitingIn)" }
+        if let startedIn { text += " (started in \(startedIn))" }
         if let status { text += " (\(status))" }
         if !heldBy.isEmpty { text += ", held by " + heldBy.joined(separator: ", ") }
         if leaked { text += " (leaked: it can never finish)" }
@@ -54,11 +58,16 @@ extension LeakGraph {
         return tasks.map { task in
             // `waiting in f() · suspended, priority medium`, or the status alone.
             var waitingIn: String?
+            var startedIn: String?
             var status: String?
             if let label = task.label {
                 let separator = label.firstRange(of: TaskNode.statusSeparator)
-                let place = separator.map { String(label[..<$0.lowerBound]) } ?? label
+                var place = separator.map { String(label[..<$0.lowerBound]) } ?? label
                 if let verb = ["waiting in ", "running in "].first(where: { place.hasPrefix($0) }) {
+                    if let started = place.firstRange(of: TaskNode.startedSeparator) {
+                        startedIn = String(place[started.upperBound...])
+                        place = String(place[..<started.lowerBound])
+                    }
                     waitingIn = String(place.dropFirst(verb.count))
                     status = separator.map { String(label[$0.upperBound...]) }
                 } else {
@@ -66,7 +75,7 @@ extension LeakGraph {
                 }
             }
             return LiveTask(
-                id: task.id, waitingIn: waitingIn, status: status, heldBy: holders[task.id] ?? [],
+                id: task.id, waitingIn: waitingIn, startedIn: startedIn, status: status, heldBy: holders[task.id] ?? [],
                 leaked: report.leakedObjectIDs.contains(task.id))
         }
     }

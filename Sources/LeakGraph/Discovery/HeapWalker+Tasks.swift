@@ -213,6 +213,9 @@ public enum TaskNode {
     /// Between what a task's label says it waits in and its status (`waiting in f() at F.swift:3 ·
     /// suspended, priority medium`).
     public static let statusSeparator = " · "
+    /// Between where a task waits and the closure it was started with, in its label (`waiting in
+    /// f() at F.swift:3, task started in closure #1 in g() at G.swift:9 · suspended`).
+    public static let startedSeparator = ", task started in "
     /// The label of a child task's edge to its parent.
     public static let parentTaskLabel = "parent task"
 }

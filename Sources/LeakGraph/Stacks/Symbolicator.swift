@@ -252,7 +252,9 @@ public enum Symbolicator {
     /// A task's "stack" is the code addresses in its header (see `HeapWalker.task`): entry points
     /// of the partial functions it resumes in, not return addresses. The first one outside the
     /// runtime names it (`waiting in closure #1 in Listener.start() at Listener.swift:12`, its
-    /// label); it has no allocation stack.
+    /// label), and the last, where it is another function, names the closure it was started with
+    /// (`…, task started in closure #1 in Pool.start() at Pool.swift:30`); it has no allocation
+    /// stack.
     static func nameTasks(_ snapshot: inout GraphSnapshot) {
         // Found first by reading, then named: a loop that may write the objects has their array
         // made unique before it starts (the optimiser hoists that out of the loop), which copied
@@ -273,15 +275,23 @@ public enum Symbolicator {
             }
             // A line of the user's source before code the compiler made in the user's image (a
             // specialised `Clock.sleep`, at `/<compiler-generated>`).
-            let sourced = candidates.first {
-                $0.file != nil && $0.file != "/<compiler-generated>" && ($0.line ?? 0) > 0
+            func isSourced(_ frame: Frame) -> Bool {
+                frame.file != nil && frame.file != "/<compiler-generated>" && (frame.line ?? 0) > 0
             }
+            let sourced = candidates.first(where: isSourced)
             if let frame = sourced ?? candidates.first(where: { $0.file != nil }) ?? candidates.first {
+                // The outermost function of the program's own in the chain is the closure the
+                // task was started with (`Task { … }`): said where it is not where the task waits,
+                // as a task waiting in a library's helper tells nothing of whose it is.
+                let origin = candidates.last(where: isSourced).flatMap { origin in
+                    origin.function != frame.function ? TaskNode.startedSeparator + origin.description : nil
+                }
                 // Its status, when the walk read one, after a middle dot: `waiting in f() · suspended`.
                 let status = snapshot.objects[index].label
                 let verb = status?.hasPrefix("running") == true ? "running" : "waiting"
                 snapshot.objects[index].label =
-                    "\(verb) in \(frame.description)" + (status.map { TaskNode.statusSeparator + $0 } ?? "")
+                    "\(verb) in \(frame.description)\(origin ?? "")"
+                    + (status.map { TaskNode.statusSeparator + $0 } ?? "")
             }
         }
     }
