@@ -170,6 +170,10 @@ static int lg_grow(lg_shard *shard) {
     return 1;
 }
 
+// Stale records found, since tracking began: by snapshots (see lg_take_holds) and by allocations
+// of memory a record still names (see lg_insert).
+static _Atomic size_t lg_stale_records = 0;
+
 static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uintptr_t metadata) {
     uint64_t hash = lg_mix(address);
     lg_shard *shard = lg_shard_of(hash);
@@ -185,8 +189,19 @@ static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uintptr_
     }
     size_t mask = shard->capacity - 1;
     size_t index = lg_home(hash, shard->capacity);
-    while (shard->slots[index].address != 0) index = (index + 1) & mask;
     uint64_t packed = (id & ((1ull << lg_id_bits) - 1)) | ((uint64_t)(uint32_t)(stack + 1) << lg_id_bits);
+    while (shard->slots[index].address != 0) {
+        if (shard->slots[index].address == address) {
+            // A record of memory the allocator has just handed out again is stale (its object was
+            // freed without passing through the interposed deallocation, see lg_take_holds): the
+            // new object takes its slot, so no address is ever recorded twice.
+            shard->slots[index] = (lg_record){address, packed, milliseconds, scope, metadata};
+            lg_unlock(&shard->lock);
+            atomic_fetch_add_explicit(&lg_stale_records, 1, memory_order_relaxed);
+            return;
+        }
+        index = (index + 1) & mask;
+    }
     shard->slots[index] = (lg_record){address, packed, milliseconds, scope, metadata};
     shard->count++;
     lg_unlock(&shard->lock);
@@ -615,9 +630,6 @@ static int lg_id_listed(uint64_t id, const uint64_t *ids, size_t count) {
     return low < count && ids[low] == id;
 }
 
-// Records snapshots found stale (see lg_take_holds), since tracking began.
-static _Atomic size_t lg_stale_records = 0;
-
 // Nanoseconds the last lg_take_holds kept shard locks, in all and at most at once.
 static _Atomic uint64_t lg_last_hold_total = 0;
 static _Atomic uint64_t lg_last_hold_longest = 0;
@@ -709,6 +721,12 @@ size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount,
 }
 
 size_t lg_process_stale_record_count(void) { return atomic_load_explicit(&lg_stale_records, memory_order_relaxed); }
+
+void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata) {
+    if (atomic_load_explicit(&lg_recording, memory_order_acquire)) lg_insert(address, -1, 0, metadata);
+}
+
+void lg_process_forget_for_tests(uintptr_t address) { lg_remove(address); }
 
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
     *total = atomic_load_explicit(&lg_last_hold_total, memory_order_relaxed);
@@ -812,6 +830,13 @@ size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount,
 }
 
 size_t lg_process_stale_record_count(void) { return 0; }
+
+void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata) {
+    (void)address;
+    (void)metadata;
+}
+
+void lg_process_forget_for_tests(uintptr_t address) { (void)address; }
 
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
     *total = 0;

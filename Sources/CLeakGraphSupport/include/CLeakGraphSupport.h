@@ -298,9 +298,14 @@ size_t lg_process_take_holds(const uintptr_t *excluded, size_t excludedCount, lg
 /// Like lg_process_take_holds, for the records whose id `ids` (sorted, `count` of them) lists.
 size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount, const uint64_t *ids, size_t count,
                                 lg_process_object **result);
-/// How many records snapshots found stale (their object no longer starts with the metadata it was
-/// allocated with: freed by a path the interposed deallocation did not see), since tracking began.
+/// How many stale records were found since tracking began (objects freed by a path the interposed
+/// deallocation did not see): by snapshots (the object no longer starts with the metadata it was
+/// allocated with) and by allocations of memory a record still named.
 size_t lg_process_stale_record_count(void);
+/// For tests: records `address` as an object allocated with `metadata` (no stack, no scope), as
+/// the allocation hook does; and removes its record, as the deallocation hooks do.
+void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata);
+void lg_process_forget_for_tests(uintptr_t address);
 /// How long the last taking of holds kept shard locks (which allocation needs): in all, and at
 /// most at once, in nanoseconds.
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest);
