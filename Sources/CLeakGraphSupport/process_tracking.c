@@ -18,6 +18,10 @@
 // - A record is removed under its shard's lock *before* the memory is handed back to the
 //   runtime, and a snapshot takes its hold (`swift_tryRetain`) under the same lock: a snapshot
 //   can never hold or read a freed object.
+// - Where an object is freed some other way anyway (GRDB's suite showed CF-backed Foundation
+//   instances and a few plain classes so), its record is stale: a snapshot holds no record whose
+//   memory no longer starts with the metadata recorded at allocation, and an allocation of
+//   memory a record still names replaces that record.
 // - An object's body is zeroed at allocation, so a snapshot that holds an object still inside
 //   its initialiser reads zeroes (no reference) where a field has not been written yet, never
 //   stale heap words.
