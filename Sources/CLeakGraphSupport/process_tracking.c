@@ -749,7 +749,9 @@ size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result
             lg_record record = shard->slots[slot];
             if (record.address == 0 || record.scope != scope || lg_record_id(record) < minimumID) continue;
             // Under the shard lock a recorded object cannot be freed (its deallocation waits
-            // here to remove the record), so asking whether it is dying reads live memory.
+            // here to remove the record), so asking whether it is dying reads live memory — but
+            // for a stale record (see lg_take_holds), whose memory may hold anything.
+            if (*(const uintptr_t *)record.address != record.metadata) continue;
             if (lg_is_deallocating((void *)record.address)) continue;
             if (count == capacity) {
                 size_t grown = capacity ? capacity * 2 : 64;
