@@ -1,3 +1,5 @@
+import CLeakGraphSupport
+
 /// Decides which compared words are owning references (see ``CandidateReference``): those whose
 /// target's retain count has exactly as many references unexplained by every other edge as
 /// words point at it. One pass over the edges and one over the candidates.
@@ -44,9 +46,8 @@ enum CandidateResolution {
         var regions = regions
         let credits =
             heldFromOutside.map { ask in
-                taskCredits(candidates, pointing: pointing, unexplained: unexplained) {
-                    ask($0, objects.map(\.address))
-                }
+                taskCredits(
+                    candidates, pointing: pointing, unexplained: unexplained, addresses: objects.map(\.address), ask)
             } ?? [:]
         var credited: Set<Int> = []
         // One edge per owner, target, label and kind, counted.
@@ -102,8 +103,8 @@ enum CandidateResolution {
     /// frames are credited with: all of them, or all but one where something outside the graph
     /// holds the object too.
     private static func taskCredits(
-        _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
-        _ heldFromOutside: ([Int]) -> [Int: Int]
+        _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int], addresses: [UInt],
+        _ heldFromOutside: ([Int], [UInt]) -> [Int: Int]
     ) -> [Int: Int] {
         // The one task family whose words point at each target (-1: other words point at it too).
         var taskOfTarget: [Int: Int] = [:]
@@ -119,10 +120,29 @@ enum CandidateResolution {
             task >= 0 && unexplained[target] > 0 && pointing[target] >= unexplained[target] ? target : nil
         }.sorted()
         guard !targets.isEmpty else { return [:] }
-        let outside = heldFromOutside(targets)
+        let outside = heldFromOutside(targets, addresses)
+        // Where the words are exactly as many as the references, only a global takes one away: a
+        // word on a thread's stack is often a stale copy (sanitizers' larger frames leave many),
+        // while a global that holds the address is a singleton's `static let`.
+        let exact = targets.filter { outside[$0] != nil && pointing[$0] == unexplained[$0] }
+        let global = exact.isEmpty ? [] : globallyHeld(exact.map { addresses[$0] })
         var credits: [Int: Int] = [:]
-        for target in targets { credits[target] = unexplained[target] - (outside[target] == nil ? 0 : 1) }
+        for target in targets {
+            let kept =
+                outside[target] == nil
+                || (pointing[target] == unexplained[target] && !global.contains(addresses[target]))
+            credits[target] = unexplained[target] - (kept ? 0 : 1)
+        }
         return credits
+    }
+
+    /// Which of `addresses` a global holds (the writable segments of every loaded image).
+    private static func globallyHeld(_ addresses: [UInt]) -> Set<UInt> {
+        let sorted = Array(Set(addresses)).sorted()
+        var slots = [UInt](repeating: 0, count: GlobalHolders.capacity)
+        var hits = [UInt](repeating: 0, count: GlobalHolders.capacity)
+        let count = lg_find_global_holders(sorted, sorted.count, &slots, &hits, GlobalHolders.capacity)
+        return Set(hits.prefix(count))
     }
 
     /// `records` with `more` added, in the snapshot's order (by object, then place).
