@@ -1,5 +1,3 @@
-import CLeakGraphSupport
-
 /// Decides which compared words are owning references (see ``CandidateReference``): those whose
 /// target's retain count has exactly as many references unexplained by every other edge as
 /// words point at it. One pass over the edges and one over the candidates.
@@ -8,13 +6,11 @@ import CLeakGraphSupport
 /// and nothing in memory tells them apart, so their words outnumber what they own. Where one
 /// task's frames — or one task family's: a task and the child tasks under it (a group's, an
 /// `async let`'s), none of which finishes while another waits — are the only words at an object
-/// and at least as many as its unexplained references, those references are the task's —
-/// provided nothing outside the graph holds the object (``OutsideHolders``: globals and stacks,
-/// directly or through objects tracking did not record). Where something does, one reference is
-/// left to it: the object stays held from outside (a producer that can still resume the task),
-/// and the frames are credited with the rest. As many words as references is no proof either:
-/// an owned reference and a borrowed copy of the one a global holds match a count of two (an
-/// actor's `static let shared`, whose task waits on what the actor holds, was said leaked).
+/// and outnumber its unexplained references, those references are the task's — provided nothing outside the graph holds the object
+/// (``OutsideHolders``: globals and stacks, directly or through objects tracking did not
+/// record). Where something does, one reference is left to it: the object stays held from
+/// outside (a producer that can still resume the task), and the frames are credited with the
+/// rest.
 ///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
@@ -46,8 +42,9 @@ enum CandidateResolution {
         var regions = regions
         let credits =
             heldFromOutside.map { ask in
-                taskCredits(
-                    candidates, pointing: pointing, unexplained: unexplained, addresses: objects.map(\.address), ask)
+                taskCredits(candidates, pointing: pointing, unexplained: unexplained) {
+                    ask($0, objects.map(\.address))
+                }
             } ?? [:]
         var credited: Set<Int> = []
         // One edge per owner, target, label and kind, counted.
@@ -98,13 +95,12 @@ enum CandidateResolution {
         return unread
     }
 
-    /// The objects one suspended task's (or task family's) frames alone point at at least as
-    /// often as their references nothing else explains, with how many of those references the
-    /// frames are credited with: all of them, or all but one where something outside the graph
-    /// holds the object too.
+    /// The objects one suspended task's (or task family's) frames alone point at more often than their references
+    /// nothing else explains, with how many of those references the frames are credited with:
+    /// all of them, or all but one where something outside the graph holds the object too.
     private static func taskCredits(
-        _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int], addresses: [UInt],
-        _ heldFromOutside: ([Int], [UInt]) -> [Int: Int]
+        _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
+        _ heldFromOutside: ([Int]) -> [Int: Int]
     ) -> [Int: Int] {
         // The one task family whose words point at each target (-1: other words point at it too).
         var taskOfTarget: [Int: Int] = [:]
@@ -117,32 +113,13 @@ enum CandidateResolution {
             }
         }
         let targets = taskOfTarget.compactMap { target, task in
-            task >= 0 && unexplained[target] > 0 && pointing[target] >= unexplained[target] ? target : nil
+            task >= 0 && unexplained[target] > 0 && pointing[target] > unexplained[target] ? target : nil
         }.sorted()
         guard !targets.isEmpty else { return [:] }
-        let outside = heldFromOutside(targets, addresses)
-        // Where the words are exactly as many as the references, only a global takes one away: a
-        // word on a thread's stack is often a stale copy (sanitizers' larger frames leave many),
-        // while a global that holds the address is a singleton's `static let`.
-        let exact = targets.filter { outside[$0] != nil && pointing[$0] == unexplained[$0] }
-        let global = exact.isEmpty ? [] : globallyHeld(exact.map { addresses[$0] })
+        let outside = heldFromOutside(targets)
         var credits: [Int: Int] = [:]
-        for target in targets {
-            let kept =
-                outside[target] == nil
-                || (pointing[target] == unexplained[target] && !global.contains(addresses[target]))
-            credits[target] = unexplained[target] - (kept ? 0 : 1)
-        }
+        for target in targets { credits[target] = unexplained[target] - (outside[target] == nil ? 0 : 1) }
         return credits
-    }
-
-    /// Which of `addresses` a global holds (the writable segments of every loaded image).
-    private static func globallyHeld(_ addresses: [UInt]) -> Set<UInt> {
-        let sorted = Array(Set(addresses)).sorted()
-        var slots = [UInt](repeating: 0, count: GlobalHolders.capacity)
-        var hits = [UInt](repeating: 0, count: GlobalHolders.capacity)
-        let count = lg_find_global_holders(sorted, sorted.count, &slots, &hits, GlobalHolders.capacity)
-        return Set(hits.prefix(count))
     }
 
     /// `records` with `more` added, in the snapshot's order (by object, then place).

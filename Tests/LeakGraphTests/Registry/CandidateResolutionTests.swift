@@ -37,40 +37,6 @@ struct CandidateResolutionTests {
         #expect(edges.contains { $0.to == 12 && $0.kind == .unmanaged && $0.count == 2 }, "\(edges)")
     }
 
-    @Test(
-        "as many task words as unexplained references leave one to a global that holds the object, not to a stack word")
-    func exactCountLeavesOneToAGlobal() {
-        // An actor held by a global, its task's frames pointing at it twice (an owned reference
-        // and a borrowed copy): its two unexplained references are the global's and the task's.
-        let held = CandidateResolutionProbe()
-        candidateResolutionGlobal = held
-        defer { candidateResolutionGlobal = nil }
-        var service = ObjectInfo(id: 12, type: "Service")
-        service.address = UInt(bitPattern: Unmanaged.passUnretained(held).toOpaque())
-        let objects = [ObjectInfo(id: 10, type: TaskNode.typeName), service]
-        let regions = [UntypedRegion(owner: 0, place: "frames", why: "task memory")]
-        let candidates = [
-            CandidateReference(from: 0, to: 1, label: "frames", region: 0, isTaskWord: true, family: 0),
-            CandidateReference(from: 0, to: 1, label: "frames", region: 0, isTaskWord: true, family: 0),
-        ]
-        func credited(outside: [Int: Int], objects: [ObjectInfo]) -> Int {
-            var edges: [EdgeInfo] = []
-            _ = CandidateResolution.resolve(
-                candidates, regions: regions, edges: &edges, objects: objects, retainCounts: [1, 2],
-                heldFromOutside: { _, _ in outside })
-            return edges.filter { $0.to == 12 && $0.kind.keepsAlive }.reduce(0) { $0 + $1.count }
-        }
-        withExtendedLifetime(held) {
-            #expect(credited(outside: [1: 1], objects: objects) == 1)
-            #expect(credited(outside: [:], objects: objects) == 2)
-            // The same counts where only a thread's stack was found holding it (a word there may
-            // be a stale copy): the task's words are credited in full.
-            var unheld = objects
-            unheld[1].address = 0x7F00_0000_1000
-            #expect(credited(outside: [1: 1], objects: unheld) == 2)
-        }
-    }
-
     @Test("two unrelated tasks' frames credit nothing: the references stay unexplained")
     func unrelatedTasksAreNotCredited() {
         let edges = resolve(childFamily: 1)
@@ -78,8 +44,3 @@ struct CandidateResolutionTests {
         #expect(edges.contains { $0.to == 12 && $0.kind == .unknown })
     }
 }
-
-/// Held by a global while a test runs: the global a singleton's `static let` is.
-nonisolated(unsafe) var candidateResolutionGlobal: AnyObject?
-
-private final class CandidateResolutionProbe {}
