@@ -695,7 +695,7 @@ static size_t lg_take_holds(const uintptr_t *excluded, size_t excludedCount, con
             }
             if (!lg_try_retain((void *)record.address)) continue;  // deinitialising: dying, not alive
             objects[count++] = (lg_process_object){
-                record.address, *(const uintptr_t *)record.address, lg_record_id(record),
+                record.address, record.metadata, lg_record_id(record),
                 lg_start_nanoseconds + (uint64_t)record.milliseconds * 1000000ull, lg_record_stack(record),
                 record.scope};
         }

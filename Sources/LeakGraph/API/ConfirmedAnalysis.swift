@@ -110,6 +110,7 @@ extension LeakGraph {
             Symbolicator.symbolicate(&snapshot, stacks: wanted)
             snapshot.fieldDeclarations = FieldDeclarations.find(for: found.report.cycles, in: snapshot)
             nameOutsideHolders(in: &snapshot, report: found.report)
+            guard !found.report.possibleLeaks.isEmpty else { return (snapshot, found.report) }
             var report = found.report
             let index = NodeIndex(snapshot.objects)
             report.possibleLeaks = found.report.possibleLeaks.filter {
