@@ -32,18 +32,19 @@ struct ConfirmedAnalysisTests {
         #expect(
             LeakGraph.isHeldByNamedHolders(leak, report: report, snapshot: snapshot, index: NodeIndex(snapshot.objects))
         )
-        let (stacked, stackReport, stackSnapshot) = possibleLeak(unexplained: 2, globals: ["g"], stacks: ["main"])
-        #expect(
-            LeakGraph.isHeldByNamedHolders(
-                stacked, report: stackReport, snapshot: stackSnapshot, index: NodeIndex(stackSnapshot.objects)))
     }
 
-    @Test("a possible leak stays one while some reference it has is not a named holder's")
+    @Test("a possible leak stays one while some reference it has is not a named global's (a stack word is no proof)")
     func unnamedReferenceKeepsItPossible() {
         let (none, noneReport, noneSnapshot) = possibleLeak(unexplained: 1, globals: [])
         #expect(
             !LeakGraph.isHeldByNamedHolders(
                 none, report: noneReport, snapshot: noneSnapshot, index: NodeIndex(noneSnapshot.objects)))
+        // A thread's stack is no proof: its word may be a stale copy.
+        let (stacked, stackReport, stackSnapshot) = possibleLeak(unexplained: 1, globals: [], stacks: ["main"])
+        #expect(
+            !LeakGraph.isHeldByNamedHolders(
+                stacked, report: stackReport, snapshot: stackSnapshot, index: NodeIndex(stackSnapshot.objects)))
         let (more, moreReport, moreSnapshot) = possibleLeak(unexplained: 2, globals: ["static Service.shared (App)"])
         #expect(
             !LeakGraph.isHeldByNamedHolders(
