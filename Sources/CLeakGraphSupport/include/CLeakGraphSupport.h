@@ -94,6 +94,12 @@ typedef struct {
 /// glibc does by a scan of the image's symbol table.
 size_t lg_image_segments(lg_image_segment *segments, size_t capacity);
 
+/// Whether `address` is the nominal type descriptor of a class some loaded image registered with
+/// the runtime (its `swift5_type_metadata` records, Linux): 1 or 0; -1 where that cannot be told
+/// (other platforms, a runtime without `swift_enumerateAllMetadataSections`). A word read from
+/// memory nothing holds is taken for class metadata only when this says 1 of its descriptor.
+int lg_is_class_descriptor(uintptr_t address);
+
 /// Whether the `needleLength` bytes at `needle` occur in the `length` bytes at `bytes` (memmem,
 /// which Swift's Glibc module does not show).
 int lg_contains_bytes(const void *bytes, size_t length, const void *needle, size_t needleLength);

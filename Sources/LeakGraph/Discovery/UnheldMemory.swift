@@ -120,13 +120,18 @@ struct UnheldMemory {
     /// whose descriptor does, or a function or tuple whose parts are metadata-shaped. Anything
     /// else is not used: what it holds counts as held from outside (and is said, as unread).
     mutating func isUsableType(_ word: UInt) -> Bool {
+        isUsableType(word, depth: 0)
+    }
+
+    /// ``isUsableType(_:)`` inside a class check `depth` classes deep (a generic argument's).
+    private mutating func isUsableType(_ word: UInt, depth: Int) -> Bool {
         guard word != 0, word % 8 == 0 else { return false }
         guard copies else { return map.readableBytes(at: word) >= 8 }
         if usableTypes.contains(word) { return true }
         guard let header = readMetadata(word, count: 16) else { return false }
         let kind = header.load(as: UInt.self)
         if kind == 0x302 || kind == 0x301 || kind == 0 {
-            guard isPlausibleStructuralMetadata(word, kind: kind) else { return false }
+            guard isPlausibleStructuralMetadata(word, kind: kind, depth: depth) else { return false }
             usableTypes.insert(word)
             return true
         }
@@ -145,7 +150,7 @@ struct UnheldMemory {
     /// a function's parameter count and result type, a tuple's element count and element types,
     /// a class's nominal descriptor in an image. A closure stored in an `Any` (a thick function
     /// in an existential) needs the first.
-    private mutating func isPlausibleStructuralMetadata(_ word: UInt, kind: UInt) -> Bool {
+    private mutating func isPlausibleStructuralMetadata(_ word: UInt, kind: UInt, depth: Int) -> Bool {
         func isMetadataWord(_ candidate: UInt) -> Bool {
             candidate != 0 && map.holdsWord(at: candidate)
         }
@@ -165,14 +170,87 @@ struct UnheldMemory {
             guard count >= 0, count < 1024, let all = readMetadata(word, count: 24 + count * 16) else { return false }
             return (0..<count).allSatisfy { isMetadataWord(all.load(fromByteOffset: 24 + $0 * 16, as: UInt.self)) }
         default:
-            let descriptionOffset = ClassMetadataLayout.descriptionOffset
-            guard let cls = readMetadata(word, count: descriptionOffset + 8) else { return false }
-            let descriptor = cls.load(fromByteOffset: descriptionOffset, as: UInt.self)
-            guard descriptor % 4 == 0, map.isImage(descriptor, length: 4),
-                let pointer = UnsafeRawPointer(bitPattern: descriptor)
-            else { return false }
-            return pointer.load(as: UInt32.self) & 0x1F == 16
+            return isCheckedClassMetadata(word, depth: depth)
         }
+    }
+
+    /// Whether a class metadata word (kind 0) read from a copy holds up all the way the runtime
+    /// will go when it names the class or walks its superclasses: its nominal descriptor is one a
+    /// loaded image registered (not merely bytes in an image shaped like one: a stale stack word
+    /// pointing into an image's data passed that, and the runtime crashed naming it), its
+    /// superclass chain checks out the same way, and a generic class's type arguments are usable
+    /// types. Where the registered descriptors cannot be listed, the descriptor's shape decides.
+    private mutating func isCheckedClassMetadata(_ word: UInt, depth: Int) -> Bool {
+        if usableTypes.contains(word) { return true }
+        let descriptionOffset = ClassMetadataLayout.descriptionOffset
+        guard depth < Self.deepestClassCheck, word % 8 == 0,
+            let cls = readMetadata(word, count: descriptionOffset + 8), cls.load(as: UInt.self) == 0
+        else { return false }
+        let descriptorWord = cls.load(fromByteOffset: descriptionOffset, as: UInt.self)
+        // Flags to the immediate members' count, then the fields' count and offset vector's: the
+        // generic header follows at 44 (see genericArgumentsAreUsable).
+        guard let descriptor = classDescriptorCopy(descriptorWord, count: 44) else { return false }
+        switch lg_is_class_descriptor(descriptorWord) {
+        case 0: return false
+        case 1: break
+        default: return true
+        }
+        let superclass = cls.load(fromByteOffset: Self.superclassOffset, as: UInt.self)
+        if superclass != 0 {
+            guard isCheckedClassMetadata(superclass, depth: depth + 1) else { return false }
+        }
+        if descriptor.load(as: UInt32.self) & 0x80 != 0 {
+            guard genericArgumentsAreUsable(of: word, descriptor: descriptor, at: descriptorWord, depth: depth)
+            else { return false }
+        }
+        usableTypes.insert(word)
+        return true
+    }
+
+    /// How many classes (superclasses and generic arguments) one check may go through: real
+    /// hierarchies are a few deep; a stale word may loop.
+    private static let deepestClassCheck = 16
+
+    /// Where class metadata keeps its superclass (after the kind word).
+    private static let superclassOffset = 8
+
+    /// Whether the key type arguments a generic class's metadata at `word` holds are usable
+    /// types (the runtime reads them to name the class and to resolve its fields' types).
+    /// `descriptor` is a copy of the registered class descriptor at `address`: after its fixed
+    /// 44 bytes come the instantiation cache and pattern (8 bytes), then the generic header —
+    /// parameter count, requirement count, key argument count, flags (16 bits each) — and one
+    /// byte per parameter (bit 7: a key argument; low 6 bits: its kind, 0 for a type).
+    private mutating func genericArgumentsAreUsable(
+        of word: UInt, descriptor: UnsafeRawPointer, at address: UInt, depth: Int
+    ) -> Bool {
+        // A resilient superclass places the arguments where only the runtime knows.
+        let hasResilientSuperclass = (descriptor.load(as: UInt32.self) >> 16) & (1 << 13) != 0
+        let parametersOffset = 60
+        guard !hasResilientSuperclass, let header = classDescriptorCopy(address, count: parametersOffset) else {
+            return false
+        }
+        let parameterCount = Int(header.load(fromByteOffset: 52, as: UInt16.self))
+        let keyArgumentCount = Int(header.load(fromByteOffset: 56, as: UInt16.self))
+        let positiveWords = Int(descriptor.load(fromByteOffset: 28, as: UInt32.self))
+        let immediateMembers = Int(descriptor.load(fromByteOffset: 32, as: UInt32.self))
+        let argumentOffset = (positiveWords - immediateMembers) * 8
+        guard parameterCount <= 64, keyArgumentCount <= 256,
+            argumentOffset > ClassMetadataLayout.descriptionOffset, argumentOffset < 4096,
+            let parameters = classDescriptorCopy(address, count: parametersOffset + parameterCount),
+            let arguments = readMetadata(word, count: argumentOffset + keyArgumentCount * 8)
+        else { return false }
+        var slot = 0
+        for index in 0..<parameterCount {
+            let parameter = parameters.load(fromByteOffset: parametersOffset + index, as: UInt8.self)
+            guard parameter & 0x80 != 0 else { continue }
+            guard slot < keyArgumentCount else { return false }
+            if parameter & 0x3F == 0 {
+                let argument = arguments.load(fromByteOffset: argumentOffset + slot * 8, as: UInt.self)
+                guard isUsableType(argument, depth: depth + 1) else { return false }
+            }
+            slot += 1
+        }
+        return true
     }
 
     /// Frees the copies made so far.
