@@ -112,21 +112,15 @@ struct ProcessWideChecksTests {
         #expect(none == nil, "\(none?.message ?? "")")
     }
 
-    @Test(
-        "a singleton's run-loop task, waiting on what the singleton holds, is held by its global (a known issue: said leaked)"
-    )
+    @Test("a singleton's run-loop task, waiting on what the singleton holds, is held by its global")
     func singletonRunLoopIsHeldByItsGlobal() async throws {
         let (scope, _) = await LeakScope.run { await ProcessWideService.shared.start() }
         // Until its task waits in the loop (the cooperative pool may be busy with other suites).
         try await Task.sleep(for: .milliseconds(300))
         let outcome = await LeakCheck.run(scope: scope, name: "singletonRunLoopIsHeldByItsGlobal")
         // The actor's task's frames hold it twice (an owned reference and a borrowed copy), as
-        // many words as its unexplained references: both are credited to the task without asking
-        // whether a global holds it. Asking there too made the holders' walk run often enough to
-        // crash on an unrecorded object's metadata in CI: not done until that walk is safe.
-        withKnownIssue("an actor singleton's run-loop task is said leaked", isIntermittent: true) {
-            #expect(outcome.findings == nil, "\(outcome.findings?.message ?? "")")
-        }
+        // many words as its unexplained references: the global `shared` keeps one of them.
+        #expect(outcome.findings == nil, "\(outcome.findings?.message ?? "")")
     }
 
     @Test("objects that are merely alive (a global, a cache) do not fail the check")

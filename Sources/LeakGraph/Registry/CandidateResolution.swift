@@ -6,11 +6,15 @@
 /// and nothing in memory tells them apart, so their words outnumber what they own. Where one
 /// task's frames — or one task family's: a task and the child tasks under it (a group's, an
 /// `async let`'s), none of which finishes while another waits — are the only words at an object
-/// and outnumber its unexplained references, those references are the task's — provided nothing outside the graph holds the object
-/// (``OutsideHolders``: globals and stacks, directly or through objects tracking did not
-/// record). Where something does, one reference is left to it: the object stays held from
-/// outside (a producer that can still resume the task), and the frames are credited with the
-/// rest.
+/// and outnumber its unexplained references, those references are the task's — provided nothing
+/// outside the graph holds the object (``OutsideHolders``: globals and stacks, directly or through
+/// objects tracking did not record). Where something does, one reference is left to it: the
+/// object stays held from outside (a producer that can still resume the task), and the frames are
+/// credited with the rest. Where the frames' words are exactly as many as the unexplained
+/// references, only a global is asked about: an actor singleton's run loop (`static let shared`,
+/// its isolated task's frames holding the actor twice, an owned reference and a borrowed copy)
+/// is held by its global, not leaked; a stack's word there may be a returned frame's, stale, and
+/// would take a leaked cycle's reference away.
 ///
 /// Why exactly that many: an `Unmanaged.passRetained` word, or a live tail slot, is a retain the
 /// graph otherwise cannot show, so the count has room for it; a stale slot or an unretained
@@ -24,12 +28,13 @@ enum CandidateResolution {
     /// unread records.
     ///
     /// - Parameter heldFromOutside: of the given positions (the objects' addresses given beside
-    ///   them), those something outside the graph holds, with how many references were found (see
-    ///   ``OutsideHolders``); nil: not asked,
-    ///   so a task's frames are credited only where the counts match exactly.
+    ///   them), those something outside the graph holds, with how many references were found, and
+    ///   those a global holds (see ``OutsideHolders``); the flag says whether stacks are to be
+    ///   looked at too. Nil: not asked, so a task's frames are credited where the counts match
+    ///   exactly.
     static func resolve(
         _ candidates: [CandidateReference], regions: [UntypedRegion], edges: inout [EdgeInfo], objects: [ObjectInfo],
-        retainCounts: [Int], heldFromOutside: (([Int], [UInt]) -> [Int: Int])? = nil
+        retainCounts: [Int], heldFromOutside: (([Int], [UInt], Bool) -> OutsideHolders.Found)? = nil
     ) -> [UnreadReferenceInfo] {
         let index = NodeIndex(objects)
         var unexplained = retainCounts
@@ -43,7 +48,7 @@ enum CandidateResolution {
         let credits =
             heldFromOutside.map { ask in
                 taskCredits(candidates, pointing: pointing, unexplained: unexplained) {
-                    ask($0, objects.map(\.address))
+                    ask($0, objects.map(\.address), $1)
                 }
             } ?? [:]
         var credited: Set<Int> = []
@@ -100,7 +105,7 @@ enum CandidateResolution {
     /// all of them, or all but one where something outside the graph holds the object too.
     private static func taskCredits(
         _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
-        _ heldFromOutside: ([Int]) -> [Int: Int]
+        _ heldFromOutside: ([Int], Bool) -> OutsideHolders.Found
     ) -> [Int: Int] {
         // The one task family whose words point at each target (-1: other words point at it too).
         var taskOfTarget: [Int: Int] = [:]
@@ -113,12 +118,20 @@ enum CandidateResolution {
             }
         }
         let targets = taskOfTarget.compactMap { target, task in
-            task >= 0 && unexplained[target] > 0 && pointing[target] > unexplained[target] ? target : nil
+            task >= 0 && unexplained[target] > 0 && pointing[target] >= unexplained[target] ? target : nil
         }.sorted()
         guard !targets.isEmpty else { return [:] }
-        let outside = heldFromOutside(targets)
+        // Stacks are looked at only where the frames outnumber the references (see the type's
+        // documentation): where they match, only a global's word takes one of them.
+        let outnumbered = targets.contains { pointing[$0] > unexplained[$0] }
+        let outside = heldFromOutside(targets, outnumbered)
         var credits: [Int: Int] = [:]
-        for target in targets { credits[target] = unexplained[target] - (outside[target] == nil ? 0 : 1) }
+        for target in targets {
+            let isHeld =
+                pointing[target] > unexplained[target]
+                ? outside.references[target] != nil : outside.heldByGlobals.contains(target)
+            credits[target] = unexplained[target] - (isHeld ? 1 : 0)
+        }
         return credits
     }
 

@@ -19,6 +19,16 @@ import CLeakGraphSupport
 /// from `UnsafeMutablePointer.allocate`, or a closure that captures the object alone (its context
 /// is then the object itself) kept by C code.
 enum OutsideHolders {
+    /// What ``find(_:addresses:trackedCount:map:asksWhetherRecorded:followsObjects:heldPosition:)``
+    /// found of its targets (positions).
+    struct Found: Equatable {
+        /// Each target something outside holds, with how many such references were found.
+        var references: [Int: Int] = [:]
+        /// The targets a global holds, directly or through objects tracking did not record: a
+        /// global's word is a live program's (a stack slot may be a returned frame's, stale).
+        var heldByGlobals: Set<Int> = []
+    }
+
     /// The most words of globals looked at (8 MiB of pointers).
     static let globalWordCapacity = 1 << 20
     /// The most words of stacks looked at.
@@ -27,53 +37,76 @@ enum OutsideHolders {
     /// For each of `targets` (positions of held objects, at `addresses`) that something outside
     /// holds, how many such references were found (at least 1). `followsObjects`: objects tracking
     /// did not record are read (whole-process snapshots, where they are few; otherwise only array
-    /// buffers are, as the main walk does not follow untracked objects either).
+    /// buffers are, as the main walk does not follow untracked objects either). `looksAtStacks`:
+    /// false to look at globals only (and what they reach).
     static func find(
         _ targets: [Int], addresses: (Int) -> UInt, trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool,
-        followsObjects: Bool, heldPosition: @escaping (UInt, Bool) -> Int
-    ) -> [Int: Int] {
-        guard !targets.isEmpty else { return [:] }
+        followsObjects: Bool, looksAtStacks: Bool = true, heldPosition: @escaping (UInt, Bool) -> Int
+    ) -> Found {
+        guard !targets.isEmpty else { return Found() }
         var positionOfAddress: [UInt: Int] = [:]
         for target in targets { positionOfAddress[addresses(target)] = target }
-        var found: [Int: Int] = [:]
-        func count(_ address: UInt) {
-            if let position = positionOfAddress[address] { found[position, default: 0] += 1 }
+        var found = Found()
+        func count(_ address: UInt, references: Int = 1, global: Bool) {
+            guard let position = positionOfAddress[address] else { return }
+            found.references[position, default: 0] += references
+            if global { found.heldByGlobals.insert(position) }
         }
         let sorted = positionOfAddress.keys.sorted()
         // Directly in a global.
         var slots = [UInt](repeating: 0, count: GlobalHolders.capacity)
         var hits = [UInt](repeating: 0, count: GlobalHolders.capacity)
         let globalHits = lg_find_global_holders(sorted, sorted.count, &slots, &hits, GlobalHolders.capacity)
-        for index in 0..<globalHits { count(hits[index]) }
+        for index in 0..<globalHits { count(hits[index], global: true) }
         // In a local of a running function, or on a blocked thread's stack.
-        for address in StackHolders.held(sorted) { count(address) }
+        if looksAtStacks {
+            for address in StackHolders.held(sorted) { count(address, global: false) }
+        }
         // Through objects tracking did not record, reached from globals and stacks (a target that
         // is one of them, reached so, is held from outside too).
-        for (address, references) in reachedThroughUnrecordedObjects(
+        let reached = reachedThroughUnrecordedObjects(
             trackedCount: trackedCount, map: map, asksWhetherRecorded: asksWhetherRecorded,
-            followsObjects: followsObjects, addresses: addresses, heldPosition: heldPosition)
-        {
-            if let position = positionOfAddress[address] { found[position, default: 0] += references }
-        }
+            followsObjects: followsObjects, looksAtStacks: looksAtStacks, addresses: addresses,
+            heldPosition: heldPosition)
+        for (address, references) in reached.fromGlobals { count(address, references: references, global: true) }
+        for (address, references) in reached.fromStacks { count(address, references: references, global: false) }
         return found
     }
 
     /// The objects that Swift objects tracking did not record, reached from the globals and the
     /// stacks, refer to — by address, with how many references; such an object itself counts
     /// too —: those objects are walked as a snapshot walks any object, through fault-safe copies.
+    /// What the globals' words reach is walked first and told apart.
     private static func reachedThroughUnrecordedObjects(
-        trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, followsObjects: Bool,
+        trackedCount: Int, map: MemoryMap, asksWhetherRecorded: Bool, followsObjects: Bool, looksAtStacks: Bool,
         addresses: (Int) -> UInt, heldPosition: @escaping (UInt, Bool) -> Int
-    ) -> [UInt: Int] {
-        var words = [UInt](repeating: 0, count: globalWordCapacity)
-        words.removeLast(globalWordCapacity - lg_collect_global_words(&words, globalWordCapacity))
-        words += StackHolders.words(capacity: stackWordCapacity)
+    ) -> (fromGlobals: [UInt: Int], fromStacks: [UInt: Int]) {
+        var globalWords = [UInt](repeating: 0, count: globalWordCapacity)
+        globalWords.removeLast(globalWordCapacity - lg_collect_global_words(&globalWords, globalWordCapacity))
         var walker = HeapWalker(
             trackedCount: trackedCount, map: map, scanClosures: true, untrackedHops: 0, copiesUnheldMemory: true,
             followsUnrecordedObjects: true, asksWhetherRecorded: asksWhetherRecorded, heldPosition: heldPosition)
+        var seen: Set<UInt> = []
+        walk(globalWords, with: &walker, seen: &seen, map: map, followsObjects: followsObjects)
+        let fromGlobals = references(walker, found: 0, candidates: 0, trackedCount: trackedCount, addresses: addresses)
+        guard looksAtStacks else { return (fromGlobals, [:]) }
+        let (foundBefore, candidatesBefore) = (walker.found.count, walker.candidates.count)
+        walk(
+            StackHolders.words(capacity: stackWordCapacity), with: &walker, seen: &seen, map: map,
+            followsObjects: followsObjects)
+        let fromStacks = references(
+            walker, found: foundBefore, candidates: candidatesBefore, trackedCount: trackedCount, addresses: addresses)
+        return (fromGlobals, fromStacks)
+    }
+
+    /// Walks the objects `words` (a global's or a stack's, maybe stale) point at that tracking did
+    /// not record, and what they refer to.
+    private static func walk(
+        _ words: [UInt], with walker: inout HeapWalker, seen: inout Set<UInt>, map: MemoryMap, followsObjects: Bool
+    ) {
         let root = HeapWalker.Work(
             base: rootBase, plan: .empty, owner: -1, prefix: "", origin: .reflected, closure: nil, hops: 0)
-        var seen: Set<UInt> = []
+        let heldPosition = walker.heldPosition
         for word in words where seen.insert(word).inserted {
             guard map.isHeapLike(word, length: 16), !map.isImage(word, length: 16), heldPosition(word, false) < 0,
                 walker.looksLikeObject(word), let header = walker.memory.copyOf(word, count: 16)
@@ -90,15 +123,22 @@ enum OutsideHolders {
             }
             walker.drain()
         }
+    }
+
+    /// The references the walk found from its `found`-th reference and `candidates`-th compared
+    /// word on, by the address they point at.
+    private static func references(
+        _ walker: HeapWalker, found: Int, candidates: Int, trackedCount: Int, addresses: (Int) -> UInt
+    ) -> [UInt: Int] {
         var reached: [UInt: Int] = [:]
-        for reference in walker.found where reference.kind.keepsAlive {
+        for reference in walker.found[found...] where reference.kind.keepsAlive {
             switch reference.to {
             case .tracked(let position): reached[addresses(position), default: 0] += 1
             case .node(let node): reached[walker.nodes[node].address, default: 0] += 1
             }
         }
         // An untyped word at a held object may be a holder too.
-        for candidate in walker.candidates where candidate.to < trackedCount {
+        for candidate in walker.candidates[candidates...] where candidate.to < trackedCount {
             reached[addresses(candidate.to), default: 0] += 1
         }
         return reached

@@ -20,7 +20,7 @@ struct PendingSnapshot {
     /// Whether the snapshot held its objects (and so read counts that discovered edges reconcile
     /// with).
     let reconciles: Bool
-    let heldFromOutside: (([Int], [UInt]) -> [Int: Int])?
+    let heldFromOutside: (([Int], [UInt], Bool) -> OutsideHolders.Found)?
 
     /// The finished snapshot.
     consuming func finished() -> GraphSnapshot {

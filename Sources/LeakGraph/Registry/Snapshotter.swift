@@ -354,7 +354,7 @@ enum Snapshotter {
         // tenth of a big snapshot's memory, and the merge's peak is its highest point.
         var merged: [EdgeInfo] = []
         // Asked only when a suspended task's frames may be credited (see `CandidateResolution`).
-        var heldFromOutside: (([Int], [UInt]) -> [Int: Int])?
+        var heldFromOutside: (([Int], [UInt], Bool) -> OutsideHolders.Found)?
 
         if holding {
             // Objects allocated before whole-process tracking began are not followed: nothing
@@ -400,10 +400,10 @@ enum Snapshotter {
             candidates = walker.candidates
             if candidates.contains(where: \.isTaskWord) {
                 let recordedOnly = only != nil
-                heldFromOutside = { targets, addresses in
+                heldFromOutside = { targets, addresses, looksAtStacks in
                     OutsideHolders.find(
                         targets, addresses: { addresses[$0] }, trackedCount: trackedCount, map: memoryMap,
-                        asksWhetherRecorded: recordedOnly, followsObjects: processWide
+                        asksWhetherRecorded: recordedOnly, followsObjects: processWide, looksAtStacks: looksAtStacks
                     ) { address, _ in
                         // Asked after the holds are let go: by the index of addresses only, never
                         // by reading the object there.
