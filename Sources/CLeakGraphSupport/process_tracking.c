@@ -81,18 +81,34 @@ static __thread int lg_in_hook = 0;
 
 /// One recorded object, 24 bytes (at the tables' usual load, about 50 bytes per live object).
 typedef struct {
-    uintptr_t address;  // 0: empty
+    /// The object's address over 16 in the low 44 bits (objects are 16-byte aligned, user space
+    /// is under 2^48 on x86-64 and arm64), in the high 20 the interned heap metadata it was
+    /// allocated with (see lg_intern_type): a snapshot holds only a record whose object still
+    /// starts with that metadata (see lg_still_allocated). 0: empty.
+    uint64_t key;
     /// The object's id in the low 40 bits (a trillion allocations), its interned stack + 1 in the
     /// high 24 (0: none; at most a million stacks are interned).
     uint64_t idAndStack;
     uint32_t milliseconds;  // allocation time, since tracking was set up (49 days of range)
     uint32_t scope;
-    /// The heap metadata the object was allocated with: a snapshot holds only a record whose
-    /// object still starts with it (see lg_take_holds).
-    uintptr_t metadata;
 } lg_record;
 
-enum { lg_id_bits = 40 };
+enum { lg_id_bits = 40, lg_address_bits = 44 };
+static const uint64_t lg_address_mask = (1ull << lg_address_bits) - 1;
+
+/// Whether `address` fits a record's key: 16-byte aligned, under 2^48.
+static inline int lg_recordable_address(uintptr_t address) {
+    return (address & 15) == 0 && ((uint64_t)address >> (lg_address_bits + 4)) == 0;
+}
+static inline uint64_t lg_address_part(uintptr_t address) { return (uint64_t)address >> 4; }
+static inline uint64_t lg_key(uintptr_t address, uint32_t type) {
+    return lg_address_part(address) | ((uint64_t)type << lg_address_bits);
+}
+static inline uint32_t lg_record_type(lg_record record) { return (uint32_t)(record.key >> lg_address_bits); }
+static inline uintptr_t lg_record_address(lg_record record) { return (uintptr_t)((record.key & lg_address_mask) << 4); }
+static inline int lg_record_is(lg_record record, uint64_t addressPart) {
+    return (record.key & lg_address_mask) == addressPart;
+}
 
 static inline uint64_t lg_record_id(lg_record record) { return record.idAndStack & ((1ull << lg_id_bits) - 1); }
 static inline int32_t lg_record_stack(lg_record record) { return (int32_t)(record.idAndStack >> lg_id_bits) - 1; }
@@ -163,9 +179,9 @@ static int lg_grow(lg_shard *shard) {
     size_t mask = capacity - 1;
     for (size_t i = 0; i < shard->capacity; i++) {
         lg_record record = shard->slots[i];
-        if (record.address == 0) continue;
-        size_t index = lg_home(lg_mix(record.address), capacity);
-        while (slots[index].address != 0) index = (index + 1) & mask;
+        if (record.key == 0) continue;
+        size_t index = lg_home(lg_mix(lg_record_address(record)), capacity);
+        while (slots[index].key != 0) index = (index + 1) & mask;
         slots[index] = record;
     }
     free(shard->slots);
@@ -178,8 +194,17 @@ static int lg_grow(lg_shard *shard) {
 // of memory a record still names (see lg_insert).
 static _Atomic size_t lg_stale_records = 0;
 
-static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uintptr_t metadata) {
+// Objects left out because a record's key cannot hold them: at an address above 2^48 or not
+// 16-byte aligned (none on x86-64 and arm64 Linux), or of a type past the millionth.
+static _Atomic size_t lg_unrecordable = 0;
+
+static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uint32_t type) {
+    if (__builtin_expect(!lg_recordable_address(address) || type == 0, 0)) {
+        atomic_fetch_add_explicit(&lg_unrecordable, 1, memory_order_relaxed);
+        return;
+    }
     uint64_t hash = lg_mix(address);
+    uint64_t key = lg_key(address, type), addressPart = lg_address_part(address);
     lg_shard *shard = lg_shard_of(hash);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC_COARSE, &now);
@@ -194,19 +219,19 @@ static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uintptr_
     size_t mask = shard->capacity - 1;
     size_t index = lg_home(hash, shard->capacity);
     uint64_t packed = (id & ((1ull << lg_id_bits) - 1)) | ((uint64_t)(uint32_t)(stack + 1) << lg_id_bits);
-    while (shard->slots[index].address != 0) {
-        if (shard->slots[index].address == address) {
+    while (shard->slots[index].key != 0) {
+        if (lg_record_is(shard->slots[index], addressPart)) {
             // A record of memory the allocator has just handed out again is stale (its object was
             // freed without passing through the interposed deallocation, see lg_take_holds): the
             // new object takes its slot, so no address is ever recorded twice.
-            shard->slots[index] = (lg_record){address, packed, milliseconds, scope, metadata};
+            shard->slots[index] = (lg_record){key, packed, milliseconds, scope};
             lg_unlock(&shard->lock);
             atomic_fetch_add_explicit(&lg_stale_records, 1, memory_order_relaxed);
             return;
         }
         index = (index + 1) & mask;
     }
-    shard->slots[index] = (lg_record){address, packed, milliseconds, scope, metadata};
+    shard->slots[index] = (lg_record){key, packed, milliseconds, scope};
     shard->count++;
     lg_unlock(&shard->lock);
 }
@@ -214,7 +239,7 @@ static void lg_insert(uintptr_t address, int32_t stack, uint32_t scope, uintptr_
 /// Removes `address`'s record, if any (linear probing with backward-shift deletion: no
 /// tombstones, so lookups stay short however many objects come and go).
 __attribute__((noinline)) static void lg_remove(uintptr_t address) {
-    uint64_t hash = lg_mix(address);
+    uint64_t hash = lg_mix(address), addressPart = lg_address_part(address);
     lg_shard *shard = lg_shard_of(hash);
     lg_lock(&shard->lock);
     if (shard->count == 0) {
@@ -223,8 +248,8 @@ __attribute__((noinline)) static void lg_remove(uintptr_t address) {
     }
     size_t mask = shard->capacity - 1;
     size_t index = lg_home(hash, shard->capacity);
-    while (shard->slots[index].address != address) {
-        if (shard->slots[index].address == 0) {
+    while (!lg_record_is(shard->slots[index], addressPart)) {
+        if (shard->slots[index].key == 0) {
             lg_unlock(&shard->lock);
             return;  // not recorded (allocated before tracking began, or left out)
         }
@@ -232,8 +257,8 @@ __attribute__((noinline)) static void lg_remove(uintptr_t address) {
     }
     size_t hole = index;
     size_t next = (hole + 1) & mask;
-    while (shard->slots[next].address != 0) {
-        size_t home = lg_home(lg_mix(shard->slots[next].address), shard->capacity);
+    while (shard->slots[next].key != 0) {
+        size_t home = lg_home(lg_mix(lg_record_address(shard->slots[next])), shard->capacity);
         // Move the entry back into the hole unless its home lies cyclically in (hole, next].
         int stays = (hole <= next) ? (hole < home && home <= next) : (hole < home || home <= next);
         if (!stays) {
@@ -242,9 +267,99 @@ __attribute__((noinline)) static void lg_remove(uintptr_t address) {
         }
         next = (next + 1) & mask;
     }
-    shard->slots[hole].address = 0;
+    shard->slots[hole].key = 0;
     shard->count--;
     lg_unlock(&shard->lock);
+}
+
+// MARK: Types (the heap metadata objects are allocated with, interned: a record keeps a 20-bit
+// number for it in its key's spare bits, 24 bytes a record instead of 32)
+
+enum {
+    lg_type_bits = 64 - lg_address_bits,
+    lg_type_limit = 1 << lg_type_bits,  // number 0 is none
+    lg_type_chunk_bits = 12,
+    lg_type_chunk_size = 1 << lg_type_chunk_bits,
+};
+
+/// The metadata of each type number, in chunks that never move once published: a snapshot reads
+/// them under a shard lock without taking the types' lock.
+static uintptr_t *_Atomic lg_type_chunks[lg_type_limit / lg_type_chunk_size];
+static pthread_mutex_t lg_types_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint32_t lg_type_count = 1;  // under the lock
+static uint32_t *lg_type_index;     // open addressing, metadata → number (0: empty), under the lock
+static uint32_t lg_type_index_capacity;
+
+static inline uintptr_t lg_type_metadata(uint32_t type) {
+    uintptr_t *chunk = atomic_load_explicit(&lg_type_chunks[type >> lg_type_chunk_bits], memory_order_acquire);
+    return chunk != NULL ? chunk[type & (lg_type_chunk_size - 1)] : 0;
+}
+
+static inline uint32_t lg_type_slot(uintptr_t metadata, uint32_t capacity) {
+    return (uint32_t)(((uint64_t)metadata * 0x9E3779B97F4A7C15ull) >> 32) & (capacity - 1);
+}
+
+/// The number of `metadata`, interned if new; 0 when there are too many (or memory ran out).
+static uint32_t lg_intern_type(uintptr_t metadata) {
+    pthread_mutex_lock(&lg_types_lock);
+    uint32_t result = 0;
+    if (lg_type_index_capacity == 0 || (lg_type_count + 1) * 2 > lg_type_index_capacity) {
+        uint32_t capacity = lg_type_index_capacity ? lg_type_index_capacity * 2 : 1024;
+        uint32_t *index = capacity <= 2 * lg_type_limit ? calloc(capacity, sizeof(uint32_t)) : NULL;
+        if (index == NULL) goto done;
+        for (uint32_t type = 1; type < lg_type_count; type++) {
+            uint32_t slot = lg_type_slot(lg_type_metadata(type), capacity);
+            while (index[slot] != 0) slot = (slot + 1) & (capacity - 1);
+            index[slot] = type;
+        }
+        free(lg_type_index);
+        lg_type_index = index;
+        lg_type_index_capacity = capacity;
+    }
+    uint32_t mask = lg_type_index_capacity - 1;
+    uint32_t slot = lg_type_slot(metadata, lg_type_index_capacity);
+    while (lg_type_index[slot] != 0) {
+        if (lg_type_metadata(lg_type_index[slot]) == metadata) {
+            result = lg_type_index[slot];
+            goto done;
+        }
+        slot = (slot + 1) & mask;
+    }
+    if (lg_type_count >= lg_type_limit) goto done;
+    uint32_t type = lg_type_count;
+    uintptr_t *chunk = atomic_load_explicit(&lg_type_chunks[type >> lg_type_chunk_bits], memory_order_relaxed);
+    if (chunk == NULL) {
+        chunk = calloc(lg_type_chunk_size, sizeof(uintptr_t));
+        if (chunk == NULL) goto done;
+    }
+    chunk[type & (lg_type_chunk_size - 1)] = metadata;
+    // Published after its entry is written: a reader that sees the chunk sees the entry.
+    atomic_store_explicit(&lg_type_chunks[type >> lg_type_chunk_bits], chunk, memory_order_release);
+    lg_type_index[slot] = type;
+    lg_type_count++;
+    result = type;
+done:
+    pthread_mutex_unlock(&lg_types_lock);
+    return result;
+}
+
+// The types this thread met lately (direct-mapped by metadata): a program allocates a few types
+// again and again, and a hit costs a load and a compare, no lock.
+enum { lg_recent_type_bits = 5 };
+typedef struct {
+    uintptr_t metadata;
+    uint32_t type;
+} lg_recent_type;
+static __thread lg_recent_type lg_thread_recent_types[1 << lg_recent_type_bits];
+
+static inline uint32_t lg_type_of(uintptr_t metadata) {
+    lg_recent_type *recent =
+        &lg_thread_recent_types[((uint64_t)metadata * 0x9E3779B97F4A7C15ull) >> (64 - lg_recent_type_bits)];
+    // Metadata is never 0: a zeroed entry never matches.
+    if (__builtin_expect(recent->metadata == metadata, 1)) return recent->type;
+    uint32_t type = lg_intern_type(metadata);
+    if (type != 0) *recent = (lg_recent_type){metadata, type};
+    return type;
 }
 
 // MARK: Stacks (interned in C: the allocation hook cannot take the registry's lock, which the
@@ -474,7 +589,7 @@ __attribute__((noinline)) static void lg_record_allocation(void *object, const v
     uint32_t (*provider)(void) = atomic_load_explicit(&lg_scope_provider, memory_order_acquire);
     uint32_t scope = provider != NULL && lg_open_scope_count() > 0 ? provider() : 0;
     lg_in_hook--;
-    lg_insert((uintptr_t)object, stack, scope, (uintptr_t)metadata);
+    lg_insert((uintptr_t)object, stack, scope, lg_type_of((uintptr_t)metadata));
 }
 
 // The passive path (recording off) is a load, a test and a tail call into the runtime: a few
@@ -560,15 +675,16 @@ size_t lg_process_home_slot(uintptr_t address, size_t capacity, int *shard) {
 }
 
 int lg_process_is_recorded(uintptr_t address) {
-    uint64_t hash = lg_mix(address);
+    if (!lg_recordable_address(address)) return 0;
+    uint64_t hash = lg_mix(address), addressPart = lg_address_part(address);
     lg_shard *shard = lg_shard_of(hash);
     int found = 0;
     lg_lock(&shard->lock);
     if (shard->count != 0) {
         size_t mask = shard->capacity - 1;
-        for (size_t index = lg_home(hash, shard->capacity); shard->slots[index].address != 0;
+        for (size_t index = lg_home(hash, shard->capacity); shard->slots[index].key != 0;
              index = (index + 1) & mask) {
-            if (shard->slots[index].address == address) {
+            if (lg_record_is(shard->slots[index], addressPart)) {
                 found = 1;
                 break;
             }
@@ -610,6 +726,10 @@ size_t lg_process_table_bytes(void) {
     total += lg_stack_capacity * sizeof(lg_stack_entry) + lg_stack_index_capacity * sizeof(int32_t)
              + lg_frame_capacity * sizeof(uintptr_t);
     pthread_mutex_unlock(&lg_stacks_lock);
+    pthread_mutex_lock(&lg_types_lock);
+    total += lg_type_index_capacity * sizeof(uint32_t)
+             + ((lg_type_count + lg_type_chunk_size - 1) >> lg_type_chunk_bits) * lg_type_chunk_size * sizeof(uintptr_t);
+    pthread_mutex_unlock(&lg_types_lock);
     return total;
 }
 
@@ -632,6 +752,23 @@ static int lg_id_listed(uint64_t id, const uint64_t *ids, size_t count) {
         if (ids[mid] < id) low = mid + 1; else high = mid;
     }
     return low < count && ids[low] == id;
+}
+
+// MARK: Stale records
+
+/// Whether the record's object is still the one recorded: its memory starts with the metadata it
+/// was allocated with (`*metadata`). A record is stale when its object was freed by a path the
+/// interposed deallocation did not see (found running GRDB's suite: Foundation's CF-backed
+/// instances such as NSURL, and a few plain classes, by a path not yet identified): its memory may
+/// hold anything now, and `swift_tryRetain` or a dying check on it crashed. Under the record's
+/// shard lock (a recorded object is not freed meanwhile).
+static int lg_still_allocated(lg_record record, uintptr_t *metadata) {
+    *metadata = lg_type_metadata(lg_record_type(record));
+    if (*(const uintptr_t *)lg_record_address(record) != *metadata) {
+        atomic_fetch_add_explicit(&lg_stale_records, 1, memory_order_relaxed);
+        return 0;
+    }
+    return 1;
 }
 
 // Nanoseconds the last lg_take_holds kept shard locks, in all and at most at once.
@@ -680,22 +817,17 @@ static size_t lg_take_holds(const uintptr_t *excluded, size_t excludedCount, con
         lg_in_hook++;
         for (size_t slot = 0; slot < shard->capacity; slot++) {
             lg_record record = shard->slots[slot];
-            if (record.address == 0) continue;
-            if (excludedCount > 0 && lg_address_excluded(record.address, excluded, excludedCount)) continue;
+            if (record.key == 0) continue;
+            uintptr_t address = lg_record_address(record), metadata;
+            if (excludedCount > 0 && lg_address_excluded(address, excluded, excludedCount)) continue;
             if (onlyIDs != NULL && !lg_id_listed(lg_record_id(record), onlyIDs, onlyCount)) continue;
-            // A record whose object no longer starts with the metadata it was allocated with is
-            // stale: its memory was freed without passing through the interposed deallocation
-            // (found running GRDB's suite: Foundation's CF-backed instances such as NSURL, and a
-            // few plain classes, by a path not yet identified) and may hold anything now;
-            // `swift_tryRetain` on it crashed. (A Core Foundation object whose class CF changed
-            // after allocation is left out too: it is Foundation's, never the user's.)
-            if (*(const uintptr_t *)record.address != record.metadata) {
-                atomic_fetch_add_explicit(&lg_stale_records, 1, memory_order_relaxed);
-                continue;
-            }
-            if (!lg_try_retain((void *)record.address)) continue;  // deinitialising: dying, not alive
+            // A stale record (see lg_still_allocated) is never held. (A Core Foundation object
+            // whose class CF changed after allocation is left out too: it is Foundation's, never
+            // the user's.)
+            if (!lg_still_allocated(record, &metadata)) continue;
+            if (!lg_try_retain((void *)address)) continue;  // deinitialising: dying, not alive
             objects[count++] = (lg_process_object){
-                record.address, record.metadata, lg_record_id(record),
+                address, metadata, lg_record_id(record),
                 lg_start_nanoseconds + (uint64_t)record.milliseconds * 1000000ull, lg_record_stack(record),
                 record.scope};
         }
@@ -727,10 +859,12 @@ size_t lg_process_take_holds_of(const uintptr_t *excluded, size_t excludedCount,
 size_t lg_process_stale_record_count(void) { return atomic_load_explicit(&lg_stale_records, memory_order_relaxed); }
 
 void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata) {
-    if (atomic_load_explicit(&lg_recording, memory_order_acquire)) lg_insert(address, -1, 0, metadata);
+    if (atomic_load_explicit(&lg_recording, memory_order_acquire)) lg_insert(address, -1, 0, lg_type_of(metadata));
 }
 
 void lg_process_forget_for_tests(uintptr_t address) { lg_remove(address); }
+
+size_t lg_process_unrecordable_count(void) { return atomic_load_explicit(&lg_unrecordable, memory_order_relaxed); }
 
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
     *total = atomic_load_explicit(&lg_last_hold_total, memory_order_relaxed);
@@ -747,12 +881,13 @@ size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result
         lg_lock(&shard->lock);
         for (size_t slot = 0; slot < shard->capacity; slot++) {
             lg_record record = shard->slots[slot];
-            if (record.address == 0 || record.scope != scope || lg_record_id(record) < minimumID) continue;
+            if (record.key == 0 || record.scope != scope || lg_record_id(record) < minimumID) continue;
             // Under the shard lock a recorded object cannot be freed (its deallocation waits
             // here to remove the record), so asking whether it is dying reads live memory — but
-            // for a stale record (see lg_take_holds), whose memory may hold anything.
-            if (*(const uintptr_t *)record.address != record.metadata) continue;
-            if (lg_is_deallocating((void *)record.address)) continue;
+            // for a stale record (see lg_still_allocated), whose memory may hold anything.
+            uintptr_t metadata;
+            if (!lg_still_allocated(record, &metadata)) continue;
+            if (lg_is_deallocating((void *)lg_record_address(record))) continue;
             if (count == capacity) {
                 size_t grown = capacity ? capacity * 2 : 64;
                 uint64_t *bigger = realloc(ids, grown * sizeof(uint64_t));
@@ -771,6 +906,7 @@ size_t lg_process_live_ids(uint32_t scope, uint64_t minimumID, uint64_t **result
 // Held across fork() (fork_safety.c): the stack table, then every shard. No code waits for
 // anything while holding one of these, so they are taken after the Swift side's locks.
 void lg_process_fork_prepare(void) {
+    pthread_mutex_lock(&lg_types_lock);
     pthread_mutex_lock(&lg_stacks_lock);
     for (int i = 0; i < lg_shard_count; i++) lg_lock(&lg_shards[i].lock);
 }
@@ -778,6 +914,7 @@ void lg_process_fork_prepare(void) {
 void lg_process_fork_release(void) {
     for (int i = lg_shard_count - 1; i >= 0; i--) lg_unlock(&lg_shards[i].lock);
     pthread_mutex_unlock(&lg_stacks_lock);
+    pthread_mutex_unlock(&lg_types_lock);
 }
 
 #else  // whole-process tracking is Linux-only, and compiled out by the LeakGraphDisabled trait
@@ -843,6 +980,8 @@ void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata) {
 }
 
 void lg_process_forget_for_tests(uintptr_t address) { (void)address; }
+
+size_t lg_process_unrecordable_count(void) { return 0; }
 
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest) {
     *total = 0;

@@ -7,10 +7,14 @@
 // Linux registers each image's metadata sections with the runtime; the runtime's enumeration
 // gives their `swift5_type_metadata` ranges: 32-bit relative records, the low two bits saying
 // whether they point at the descriptor or at a pointer to it. A sorted array of the class
-// descriptors is built once and again only when the images change (dlopen).
+// descriptors is built once and again only when an image is loaded (the loader's count of loads:
+// the enumeration looks each image up with dladdr, too slow to repeat per question). Once an
+// image has been unloaded the enumeration is never used: the runtime keeps the unloaded image's
+// sections in its list and reads them (a crash), so the check says it cannot tell.
 #define _GNU_SOURCE
 #include "CLeakGraphSupport.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -42,19 +46,33 @@ extern void swift_enumerateAllMetadataSections(lg_sections_body body, void *cont
 static pthread_mutex_t lg_descriptors_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t *lg_descriptors;  // sorted
 static size_t lg_descriptor_count;
-/// What the images' type sections were when the array was built: their count and total length.
-static size_t lg_descriptors_images, lg_descriptors_bytes;
+/// The loader's count of loads when the array was built.
+static unsigned long long lg_descriptors_loads;
 
 typedef struct {
-    size_t images, bytes;
-    uintptr_t *out;  // NULL: only counting
+    unsigned long long loads, unloads;
+    int known;
+} lg_loader_counts;
+
+static int lg_read_loader_counts(struct dl_phdr_info *info, size_t size, void *data) {
+    lg_loader_counts *counts = data;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+        counts->loads = info->dlpi_adds;
+        counts->unloads = info->dlpi_subs;
+        counts->known = 1;
+    }
+    return 1;  // the counts are the same in every entry: the first is enough
+}
+
+typedef struct {
+    size_t bytes;
+    uintptr_t *out;  // NULL: only measuring
     size_t count, capacity;
 } lg_descriptor_walk;
 
 static bool lg_visit_sections(const lg_metadata_sections *sections, void *context) {
     lg_descriptor_walk *walk = context;
     if (sections->version < 1) return true;
-    walk->images++;
     walk->bytes += sections->typeMetadata.length;
     if (walk->out == NULL) return true;
     const int32_t *records = (const int32_t *)sections->typeMetadata.start;
@@ -80,25 +98,28 @@ static int lg_compare_words(const void *left, const void *right) {
     return a < b ? -1 : a > b;
 }
 
-/// Rebuilds the array when the images' type sections changed. Called with the lock held.
+/// Rebuilds the array when an image was loaded since it was built; 0 when the images cannot be
+/// enumerated safely (one was unloaded) or memory ran out. Called with the lock held.
 static int lg_refresh_descriptors(void) {
+    lg_loader_counts counts = {0};
+    dl_iterate_phdr(lg_read_loader_counts, &counts);
+    if (!counts.known || counts.unloads != 0) return 0;
+    if (lg_descriptors != NULL && counts.loads == lg_descriptors_loads) return 1;
     lg_descriptor_walk shape = {0};
     swift_enumerateAllMetadataSections(lg_visit_sections, &shape);
-    if (lg_descriptors != NULL && shape.images == lg_descriptors_images && shape.bytes == lg_descriptors_bytes)
-        return 1;
-    // Each record is 4 bytes: at most bytes / 4 descriptors.
+    // Each record is 4 bytes: at most bytes / 4 descriptors (an image loaded meanwhile is
+    // counted at the next refresh).
     size_t capacity = shape.bytes / sizeof(int32_t) + 1;
     uintptr_t *descriptors = malloc(capacity * sizeof(uintptr_t));
     if (descriptors == NULL) return 0;
-    lg_descriptor_walk walk = {0, 0, descriptors, 0, capacity};
+    lg_descriptor_walk walk = {0, descriptors, 0, capacity};
     swift_enumerateAllMetadataSections(lg_visit_sections, &walk);
     size_t count = walk.count < capacity ? walk.count : capacity;
     qsort(descriptors, count, sizeof(uintptr_t), lg_compare_words);
     free(lg_descriptors);
     lg_descriptors = descriptors;
     lg_descriptor_count = count;
-    lg_descriptors_images = walk.images;
-    lg_descriptors_bytes = walk.bytes;
+    lg_descriptors_loads = counts.loads;
     return 1;
 }
 

@@ -96,7 +96,8 @@ size_t lg_image_segments(lg_image_segment *segments, size_t capacity);
 
 /// Whether `address` is the nominal type descriptor of a class some loaded image registered with
 /// the runtime (its `swift5_type_metadata` records, Linux): 1 or 0; -1 where that cannot be told
-/// (other platforms, a runtime without `swift_enumerateAllMetadataSections`). A word read from
+/// (other platforms, a runtime without `swift_enumerateAllMetadataSections`, a process that has
+/// unloaded an image: the runtime's list then names memory that is gone). A word read from
 /// memory nothing holds is taken for class metadata only when this says 1 of its descriptor.
 int lg_is_class_descriptor(uintptr_t address);
 
@@ -312,6 +313,10 @@ size_t lg_process_stale_record_count(void);
 /// the allocation hook does; and removes its record, as the deallocation hooks do.
 void lg_process_record_for_tests(uintptr_t address, uintptr_t metadata);
 void lg_process_forget_for_tests(uintptr_t address);
+/// How many objects were left unrecorded because a record cannot hold them: their address is not
+/// 16-byte aligned or is above 2^48 (none on x86-64 or arm64 Linux), or their type came after
+/// the millionth distinct one.
+size_t lg_process_unrecordable_count(void);
 /// How long the last taking of holds kept shard locks (which allocation needs): in all, and at
 /// most at once, in nanoseconds.
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest);

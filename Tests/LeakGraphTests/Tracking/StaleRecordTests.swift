@@ -45,5 +45,6 @@ struct StaleRecordTests {
         #expect(lg_process_stale_record_count() == replacedBefore + 1)
         lg_process_forget_for_tests(address)
         #expect(lg_process_is_recorded(address) == 0, "the address was recorded twice")
+        #expect(lg_process_unrecordable_count() == 0)
     }
 }
