@@ -317,6 +317,11 @@ void lg_process_forget_for_tests(uintptr_t address);
 /// 16-byte aligned or is above 2^48 (none on x86-64 or arm64 Linux), or their type came after
 /// the millionth distinct one.
 size_t lg_process_unrecordable_count(void);
+/// For tests: the runtime's check that a `withoutActuallyEscaping` closure's `context` did not
+/// escape, through whole-process tracking's definition (which allows for the holds of snapshots in
+/// flight); 1 when it escaped (the runtime has then printed its message). 0 where tracking is not
+/// compiled in.
+int lg_is_escaping_closure_for_tests(const void *context);
 /// How long the last taking of holds kept shard locks (which allocation needs): in all, and at
 /// most at once, in nanoseconds.
 void lg_process_last_hold_nanoseconds(uint64_t *total, uint64_t *longest);

@@ -129,13 +129,15 @@ enum Snapshotter {
                     return
                 }
                 count += 1
-                taken = take(registry, options: options, holding: true, only: only)
                 // Counted in flight before the gate opens, so that the next holding snapshot
                 // waits for these holds to be let go. (Counted after the gate, one could slip
                 // in and read a count while a hold of this one was unlisted but not yet
                 // released: an over-count, which turned leaks into "retained" under the
-                // sanitizers.)
+                // sanitizers.) And before the holds are taken: the runtime's check that a
+                // `withoutActuallyEscaping` closure did not escape allows for the holds of the
+                // snapshots in flight (process_tracking.c).
                 lg_snapshot_release_began()
+                taken = take(registry, options: options, holding: true, only: only)
             }
         }
         // Not reached: the loop above always takes one.
@@ -434,7 +436,14 @@ enum Snapshotter {
                 objects.append(info)
                 retainCounts.append(node.retainCount)
             }
-            discoveryLimits = walker.limits.sorted()
+            var limits = walker.limits
+            // Never silent: objects a record could not hold are in no whole-process snapshot.
+            if processWide, case let unrecordable = lg_process_unrecordable_count(), unrecordable > 0 {
+                limits.insert(
+                    "\(unrecordable) objects whole-process tracking could not record (an address above 2^48 or not 16-byte aligned, or more than a million types)"
+                )
+            }
+            discoveryLimits = limits.sorted()
             unreadReferences = unread.map {
                 UnreadReferenceInfo(object: objects[$0.owner].id, place: $0.place, why: $0.why)
             }.sorted { ($0.object, $0.place) < ($1.object, $1.place) }
