@@ -186,14 +186,18 @@ enum { lg_rule_learned = 1, lg_rule_frame_pointer = 2, lg_rule_saves_rbp = 4 };
 static const uint64_t lg_rule_outermost = lg_rule_learned;
 static const uint64_t lg_rule_none = 8;
 
-enum { lg_rule_bits = 16, lg_rule_slots = 1 << lg_rule_bits, lg_rule_probes = 16 };
+// 262,144 slots: GRDB's test suite (2,777 tests, SQLite, Foundation) needs 73,000 rules. With
+// 65,536 the probes ran full, and every capture through a return address left out went to
+// libunwind again (1.27 million frames learned alone and 607,000 whole unwinds in one run: the
+// tracked suite used 1.56× the untracked CPU, 1.19× with this table).
+enum { lg_rule_bits = 18, lg_rule_slots = 1 << lg_rule_bits, lg_rule_probes = 16 };
 
 typedef struct {
     _Atomic uint64_t returnAddress;
     _Atomic uint64_t rule;
 } lg_rule_slot;
 
-// Zero-filled at load, touched page by page as return addresses are learned (1 MB at most).
+// Zero-filled at load, touched page by page as return addresses are learned (4 MB at most).
 static lg_rule_slot lg_rules[lg_rule_slots];
 
 static inline uint64_t lg_rule_index(uint64_t returnAddress) {
