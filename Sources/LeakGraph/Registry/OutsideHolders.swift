@@ -19,7 +19,7 @@ import CLeakGraphSupport
 /// from `UnsafeMutablePointer.allocate`, or a closure that captures the object alone (its context
 /// is then the object itself) kept by C code.
 enum OutsideHolders {
-    /// What ``find(_:addresses:trackedCount:map:asksWhetherRecorded:followsObjects:heldPosition:)``
+    /// What ``find(_:addresses:trackedCount:map:asksWhetherRecorded:followsObjects:looksAtStacks:heldPosition:)``
     /// found of its targets (positions).
     struct Found: Equatable {
         /// Each target something outside holds, with how many such references were found.
