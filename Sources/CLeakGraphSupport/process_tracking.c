@@ -655,7 +655,7 @@ __attribute__((weak, visibility("default"))) void swift_deallocPartialClassInsta
 }
 
 // A closure passed to `withoutActuallyEscaping` (Swift Testing's `#expect(a && b)` in a debug
-// build, Dispatch's `sync`) is checked, when the block returns, to be referenced once: more, and
+// build) is checked, when the block returns, to be referenced once: more, and
 // the runtime says it escaped and the program traps. Its context is a recorded object, which a
 // whole-process snapshot on another thread holds (`swift_tryRetain`) while it reads: without this,
 // a leak check running in parallel with another test's `#expect` crashed that test's process.

@@ -100,9 +100,10 @@ enum CandidateResolution {
         return unread
     }
 
-    /// The objects one suspended task's (or task family's) frames alone point at more often than their references
-    /// nothing else explains, with how many of those references the frames are credited with:
-    /// all of them, or all but one where something outside the graph holds the object too.
+    /// The objects one suspended task's (or task family's) frames alone point at at least as often
+    /// as their references nothing else explains, with how many of those references the frames
+    /// are credited with: all of them, or all but one where something outside the graph holds the
+    /// object too (where the words are exactly as many, a global).
     private static func taskCredits(
         _ candidates: [CandidateReference], pointing: [Int], unexplained: [Int],
         _ heldFromOutside: ([Int], Bool) -> OutsideHolders.Found

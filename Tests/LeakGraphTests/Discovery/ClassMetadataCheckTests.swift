@@ -32,13 +32,9 @@ struct ClassMetadataCheckTests {
             let shapedLikeOne = try unregisteredClassShapedWord()
             let fake = try #require(Copy.of(real))
             fake.store(shapedLikeOne, at: ClassMetadataLayout.descriptionOffset)
-            var memory = UnheldMemory(copies: true, map: MemoryMap.current())
-            defer { memory.freeCopies() }
-            let copyUsable = memory.isUsableType(copy.address)
-            #expect(copyUsable)
-            let fakeUsable = memory.isUsableType(fake.address)
-            #expect(!fakeUsable)
-            withExtendedLifetime((copy, fake)) {}
+            let usable = usability(of: copy, fake)
+            #expect(usable[0])
+            #expect(!usable[1])
         }
 
         @Test("a class whose superclass word is not a checked class is refused")
@@ -48,11 +44,9 @@ struct ClassMetadataCheckTests {
             garbage.store(try unregisteredClassShapedWord(), at: ClassMetadataLayout.descriptionOffset)
             let fake = try #require(Copy.of(real))
             fake.store(garbage.address, at: 8)
-            var memory = UnheldMemory(copies: true, map: MemoryMap.current())
-            defer { memory.freeCopies() }
-            let fakeUsable = memory.isUsableType(fake.address)
-            #expect(!fakeUsable)
-            withExtendedLifetime((garbage, fake)) {}
+            let usable = usability(of: fake)
+            #expect(!usable[0])
+            withExtendedLifetime(garbage) {}
         }
 
         @Test("a generic class's metadata is usable only while its type arguments are")
@@ -67,15 +61,19 @@ struct ClassMetadataCheckTests {
             let slot = try #require(slots.first)
             let fake = try #require(Copy.of(real))
             fake.store(0xdead_beef_0000, at: slot * 8)
-            var memory = UnheldMemory(copies: true, map: MemoryMap.current())
-            defer { memory.freeCopies() }
-            let copyUsable = memory.isUsableType(copy.address)
-            #expect(copyUsable)
-            let fakeUsable = memory.isUsableType(fake.address)
-            #expect(!fakeUsable)
-            withExtendedLifetime((copy, fake)) {}
+            let usable = usability(of: copy, fake)
+            #expect(usable[0])
+            #expect(!usable[1])
         }
     #endif
+
+    /// Whether a whole-process walk would use each copy's address as type metadata (read through
+    /// fault-safe copies, as a snapshot reads memory nothing holds).
+    private func usability(of copies: Copy...) -> [Bool] {
+        var memory = UnheldMemory(copies: true, map: MemoryMap.current())
+        defer { memory.freeCopies() }
+        return withExtendedLifetime(copies) { copies.map { memory.isUsableType($0.address) } }
+    }
 
     private func metadataWord(_ type: AnyClass) -> UInt {
         unsafeBitCast(type, to: UInt.self)
