@@ -45,12 +45,16 @@ enum {
     lg_cache_segments = 4,
     lg_build_id_bytes = 64,
     lg_cache_path_bytes = 1024,
-    // A file holding more rules than this is not read (the table holds 65,536 at most, and every
-    // image's share of it): at exit it is written again from what the table learned.
-    lg_cache_largest_entry_count = 16384,
+    // A file holding more rules than the table has slots (lg_rule_slots) is not read (it cannot be this table's):
+    // at exit it is written again from what the table learned. (It was 16,384, a quarter of the
+    // table's first size: a big test binary's own file, GRDB's with its tests, can hold more,
+    // and was then refused and learned again by every process.)
+    lg_cache_largest_entry_count = 1 << 18,
 };
 
-static const char lg_cache_magic[8] = {'L', 'G', 'R', 'U', 'L', 'E', 'S', '1'};
+// Version 2: version 1's files may mark frames without an unwind entry as having no rule (they
+// are frame-pointer rules since): they are not read, and are written again at exit.
+static const char lg_cache_magic[8] = {'L', 'G', 'R', 'U', 'L', 'E', 'S', '2'};
 
 typedef struct {
     char magic[8];

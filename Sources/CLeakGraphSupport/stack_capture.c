@@ -88,6 +88,10 @@ static int lg_learns_rules = 0;
 static _Atomic uint64_t lg_frames_learned_alone = 0;
 static _Atomic uint64_t lg_whole_unwinds_learning = 0;
 static _Atomic uint64_t lg_unwinder_captures = 0;
+// This thread's captures libunwind (or glibc) walked whole, learning or not, and
+// lg_capture_stack_with_unwinder left out: for tests, which run in parallel with others that use
+// the unwinder on purpose.
+static __thread uint64_t lg_unwinder_captures_here = 0;
 
 void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
                                  uint64_t *unwinderCaptures) {
@@ -139,6 +143,7 @@ __attribute__((always_inline)) static inline int lg_capture_with_unwinder(
     if (wanted > maxFrames) wanted = maxFrames;
     int count = 0;
     atomic_fetch_add_explicit(&lg_unwinder_captures, 1, memory_order_relaxed);
+    lg_unwinder_captures_here++;
     if (lg_kind == 1) {
         count = lg_unw_backtrace(frames, wanted);
     } else if (lg_kind == 2) {
@@ -429,21 +434,32 @@ static int lg_learn_step(lg_unw_cursor *cursor, uint64_t ip, uint64_t sp, uint64
                          const lg_unw_save_loc *before, int previousUnusual) {
     uint64_t cfa = 0;
     lg_unw_get_reg(cursor, lg_unw_rsp, &cfa);
+    lg_unw_save_loc ripLocation;
+    memset(&ripLocation, 0, sizeof ripLocation);
+    int ripInMemory = lg_unw_get_save_loc(cursor, lg_unw_rip, &ripLocation) == 0 && ripLocation.type == lg_unw_slt_memory;
+    lg_unw_save_loc after;
+    memset(&after, 0, sizeof after);
+    int afterKnown = lg_unw_get_save_loc(cursor, lg_unw_rbp, &after) == 0;
+    // A frame without an unwind entry (Foundation's `NSLock.init()`, Dispatch's allocating
+    // initialisers: no FDE covers them) is stepped by libunwind's guess, the frame-pointer chain:
+    // the caller's rbp at [rbp], its pc at [rbp + 8]. libunwind 1.6 then gives the caller a stack
+    // pointer of the frame's own + 16 (right only when the frame's sp is its rbp: NSLock.init
+    // pushes two registers more, and was marked as having no rule, so that every capture through
+    // it went to libunwind whole — 264,000 in GRDB's suite). The CFA is where the return address
+    // was read + 8, rbp + 16, as a frame pointer's rule has it.
+    if (ripInMemory && afterKnown && after.type == lg_unw_slt_memory && after.address == rbp
+        && ripLocation.address == rbp + 8 && rbp >= sp && !previousUnusual)
+        cfa = rbp + 16;
     // Rules only for steps that read the caller's pc from [CFA - 8], as a call leaves it: not
     // a signal frame (its caller is in the saved context; libunwind's is_signal_frame
     // describes the frame stepped from), and not the frame a signal interrupted. The same
     // test libunwind's own fast trace uses for a standard frame.
-    lg_unw_save_loc ripLocation;
-    memset(&ripLocation, 0, sizeof ripLocation);
-    int afterUnusual = lg_unw_get_save_loc(cursor, lg_unw_rip, &ripLocation) != 0
-        || ripLocation.type != lg_unw_slt_memory || ripLocation.address != cfa - 8;
+    int afterUnusual = !ripInMemory || ripLocation.address != cfa - 8;
     if (afterUnusual || previousUnusual) {
         lg_learn_rule(ip, lg_rule_none);
         return afterUnusual;
     }
-    lg_unw_save_loc after;
-    memset(&after, 0, sizeof after);
-    if (before == NULL || lg_unw_get_save_loc(cursor, lg_unw_rbp, &after) != 0) {
+    if (before == NULL || !afterKnown) {
         lg_learn_rule(ip, lg_rule_none);
         return afterUnusual;
     }
@@ -482,6 +498,7 @@ static int lg_learn_step(lg_unw_cursor *cursor, uint64_t ip, uint64_t sp, uint64
 // way. Its cursors 0 and 1 are this function and lg_capture_stack; cursor 2's IP is R1.
 __attribute__((noinline)) static int lg_capture_and_learn(uintptr_t *buffer, int capacity, int skip) {
     atomic_fetch_add_explicit(&lg_whole_unwinds_learning, 1, memory_order_relaxed);
+    lg_unwinder_captures_here++;
     ucontext_t context;
     lg_unw_cursor cursor;
     if (lg_unw_getcontext(&context) != 0 || lg_unw_init_local(&cursor, &context) < 0) {
@@ -999,8 +1016,12 @@ __attribute__((noinline)) int lg_capture_stack_with_unwinder(uintptr_t *buffer, 
     pthread_once(&lg_once, lg_load_unwinder);
     if (capacity <= 0) return 0;
     if (skip < 0) skip = 0;
-    return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
+    int written = lg_capture_with_unwinder(buffer, capacity, 1 + skip);
+    lg_unwinder_captures_here--;  // asked for by name: not one lg_capture_stack fell back to
+    return written;
 }
+
+uint64_t lg_unwinder_captures_on_this_thread(void) { return lg_unwinder_captures_here; }
 
 // The caller's frames by their frame pointers (Swift keeps them): each return address with the
 // stack pointer of the frame it returns into, so that a stack word at S belongs to the frame i

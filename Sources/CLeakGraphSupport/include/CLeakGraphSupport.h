@@ -39,6 +39,12 @@ int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip);
 /// unwinder alone (no rules, or a frame no rule fits) — lg_capture_stack_with_unwinder included.
 void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUnwindsLearning,
                                  uint64_t *unwinderCaptures);
+/// For tests: calls `body(context)` through a C function that keeps a frame pointer and has no
+/// unwind entry, as some of Foundation's and Dispatch's allocating initialisers do.
+void lg_call_through_frame_without_unwind_entry(void (*body)(void *), void *context);
+/// How many of this thread's lg_capture_stack calls libunwind (or glibc) walked whole, learning
+/// rules on the way or not (lg_capture_stack_with_unwinder not counted): for tests.
+uint64_t lg_unwinder_captures_on_this_thread(void);
 /// How many of this thread's captures were answered from a remembered walk: a capture that starts
 /// where one of the thread's recent walks started and finds every word that walk read unchanged.
 uint64_t lg_stack_repeats_on_this_thread(void);
