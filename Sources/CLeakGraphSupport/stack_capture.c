@@ -181,7 +181,8 @@ static int lg_system_stack_bounds(uintptr_t *low, uintptr_t *high) {
 
 // A rule, packed in 64 bits (0 = no rule yet):
 //   bit  0     learned
-//   bit  1     CFA = rbp + delta (a frame pointer, delta 16); else CFA = rsp + delta
+//   bit  1     CFA = rbp + delta (a frame pointer: delta 16, 32 in an async resume function);
+//              else CFA = rsp + delta
 //   bit  2     the caller's rbp is saved at CFA + offset (else the frame left rbp untouched)
 //   bits 8-31  delta; 0 for the outermost frame (a CFA not above rsp ends every walk)
 //   bits 32-63 offset, signed (negative: the slot is inside the frame)
@@ -190,6 +191,9 @@ static int lg_system_stack_bounds(uintptr_t *low, uintptr_t *high) {
 enum { lg_rule_learned = 1, lg_rule_frame_pointer = 2, lg_rule_saves_rbp = 4 };
 static const uint64_t lg_rule_outermost = lg_rule_learned;
 static const uint64_t lg_rule_none = 8;
+// The farthest a frame pointer's frame record (the caller's rbp, then the return address) is
+// from the CFA in a rule: 16 in a standard frame, 32 in an async resume function.
+enum { lg_frame_record_reach = 256 };
 
 // 262,144 slots: GRDB's test suite (2,777 tests, SQLite, Foundation) needs 73,000 rules. With
 // 65,536 the probes ran full, and every capture through a return address left out went to
@@ -291,8 +295,10 @@ int lg_frame_rule_is_valid(uint64_t rule) {
     uint32_t delta = (uint32_t)rule >> 8;
     if (!(rule & lg_rule_learned) || (rule & 0xF8) != 0 || delta < 8 || delta % 8 != 0) return 0;
     if (rule & lg_rule_frame_pointer) {
-        // What the learner makes of a frame pointer: CFA = rbp + 16, the caller's rbp at CFA - 16.
-        return delta == 16 && (rule & lg_rule_saves_rbp) && (int32_t)(rule >> 32) == -16;
+        // What the learner makes of a frame pointer: CFA = rbp + delta, the caller's rbp at
+        // CFA - delta (where rbp points), delta 16 in a standard frame.
+        return delta >= 16 && delta <= lg_frame_record_reach && (rule & lg_rule_saves_rbp)
+            && (int32_t)(rule >> 32) == -(int32_t)delta;
     }
     // The caller's rbp, where saved, is a word inside the frame below the return address.
     if (rule & lg_rule_saves_rbp) {
@@ -425,6 +431,18 @@ static inline int lg_know_stack_bounds(void) {
     return __builtin_expect(lg_stack_known > 0, 1) || (lg_stack_known == 0 && lg_learn_stack_bounds());
 }
 
+// Whether the frame record at `rbp` (the caller's rbp, then a return address) is a realigned
+// frame's (GCC's stack realignment: `lea 0x8(%rsp),%r10; and $-32,%rsp; pushq -0x8(%r10);
+// push %rbp; mov %rsp,%rbp`), whose CFA is an expression with as much padding below it as the
+// alignment took that time: its record holds a copy of the return address at the CFA. An async
+// resume function's record holds the caller's rbp and the word reserved above it. Both words are
+// this frame's, on this thread's stack; a record outside its known bounds counts as realigned.
+__attribute__((no_sanitize("address", "thread"))) static int lg_is_realigned_frame_record(uint64_t rbp,
+                                                                                          uint64_t cfa) {
+    if (lg_stack_known <= 0 || rbp < lg_stack_low || cfa > lg_stack_high || rbp + 16 > cfa) return 1;
+    return *(const uint64_t *)(rbp + 8) == *(const uint64_t *)(cfa - 8);
+}
+
 // Learns the rule of the frame at return address `ip` (stack pointer `sp`, frame pointer `rbp`)
 // from libunwind's step out of it, which `cursor` has just made to the caller; `before` is where
 // rbp was before the step (NULL when libunwind could not say). `previousUnusual`: the frame was
@@ -467,17 +485,27 @@ static int lg_learn_step(lg_unw_cursor *cursor, uint64_t ip, uint64_t sp, uint64
     // The caller's rbp is saved by this frame when its location changed to a slot inside it.
     int savesRBP = after.type == lg_unw_slt_memory
         && (before->type != lg_unw_slt_memory || before->address != after.address);
-    // No constant rule: the caller's rbp saved outside the frame, no frame at all, or rbp
-    // this frame's frame pointer (the caller's rbp saved where it points) with the CFA not at
-    // rbp + 16 — a realigned frame whose CFA is an expression (GCC's stack realignment).
-    if ((savesRBP && (after.address < sp || after.address + 16 > cfa)) || cfa <= sp
-        || (savesRBP && after.address == rbp && cfa != rbp + 16)) {
+    // No constant rule: the caller's rbp saved outside the frame, or no frame at all.
+    if ((savesRBP && (after.address < sp || after.address + 16 > cfa)) || cfa <= sp) {
         lg_learn_rule(ip, lg_rule_none);
         return afterUnusual;
     }
-    if (savesRBP && cfa == rbp + 16 && after.address == cfa - 16) {
-        rule = lg_rule_learned | lg_rule_frame_pointer | (16u << 8) | lg_rule_saves_rbp
-            | ((uint64_t)(uint32_t)(int32_t)(-16) << 32);
+    if (savesRBP && after.address == rbp) {
+        // rbp is this frame's frame pointer (the caller's rbp saved where it points): the CFA is
+        // rbp + 16 in a standard frame, rbp + 32 in an async function's resume partial function,
+        // whose prologue reserves 16 bytes above its frame record (`sub $0x10,%rsp; push %rbp;
+        // push %r14; lea 0x8(%rsp),%rbp`; GRDB's suite allocated 240,000 times in one, all sent to
+        // libunwind whole while only + 16 was a rule). Not a realigned frame seen with padding,
+        // whose CFA is no constant above rbp. (One seen without padding has a CFA of rbp + 16 and
+        // gets a frame pointer's rule, wrong at the next call that pads: as before.)
+        uint64_t delta = cfa - rbp;
+        if (delta < 16 || delta > lg_frame_record_reach || delta % 8 != 0
+            || (delta != 16 && lg_is_realigned_frame_record(rbp, cfa))) {
+            lg_learn_rule(ip, lg_rule_none);
+            return afterUnusual;
+        }
+        rule = lg_rule_learned | lg_rule_frame_pointer | (delta << 8) | lg_rule_saves_rbp
+            | ((uint64_t)(uint32_t)(int32_t)(-(int64_t)delta) << 32);
     } else {
         uint64_t delta = cfa - sp;
         if (delta < 8 || delta >= (1u << 24)) {

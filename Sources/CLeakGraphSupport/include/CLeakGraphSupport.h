@@ -42,6 +42,12 @@ void lg_stack_capture_statistics(uint64_t *framesLearnedAlone, uint64_t *wholeUn
 /// For tests: calls `body(context)` through a C function that keeps a frame pointer and has no
 /// unwind entry, as some of Foundation's and Dispatch's allocating initialisers do.
 void lg_call_through_frame_without_unwind_entry(void (*body)(void *), void *context);
+/// For tests: calls `body(context)` through a frame shaped as an async function's resume partial
+/// function is on x86-64 (its CFA 32 bytes above its frame pointer).
+void lg_call_through_frame_record_below_cfa(void (*body)(void *), void *context);
+/// For tests: calls `body(context)` through a frame realigned to 64 bytes as GCC realigns one (its
+/// CFA an expression; the padding differs with the stack pointer at the call).
+void lg_call_through_realigned_frame(void (*body)(void *), void *context);
 /// How many of this thread's lg_capture_stack calls libunwind (or glibc) walked whole, learning
 /// rules on the way or not (lg_capture_stack_with_unwinder not counted): for tests.
 uint64_t lg_unwinder_captures_on_this_thread(void);

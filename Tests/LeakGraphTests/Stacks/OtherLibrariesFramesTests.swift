@@ -18,17 +18,37 @@ struct OtherLibrariesFramesTests {
         // The frames outside are learned first: the walk then meets the frame as a new one among
         // known ones and learns it alone (one libunwind step), as a new call site does.
         #expect(captureAndCompare().disagreement == nil)
-        let outcome = withUnsafeTemporaryAllocation(of: ThroughFrameOutcome.self, capacity: 1) { slot in
-            slot.initialize(repeating: ThroughFrameOutcome())
-            lg_call_through_frame_without_unwind_entry(
-                { context in
-                    context!.assumingMemoryBound(to: ThroughFrameOutcome.self).pointee = captureAndCompare()
-                }, slot.baseAddress)
-            return slot.moveElement(from: 0)
-        }
+        let outcome = outcomeOfCapture(through: .withoutUnwindEntry)
         #expect(outcome.frames > 4, "the walk stopped at the frame: \(outcome.frames) frames")
         #expect(outcome.disagreement == nil, "\(outcome.disagreement ?? "")")
         #expect(outcome.unwinderCaptures == 0, "captures through the frame went to libunwind whole")
+    }
+
+    @Test("an async resume function's frame (its CFA 32 bytes above its frame pointer) is walked by the rules")
+    func frameRecordBelowTheCFA() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        let outcome = outcomeOfCapture(through: .recordBelowCFA)
+        #expect(outcome.frames > 4, "the walk stopped at the frame: \(outcome.frames) frames")
+        #expect(outcome.disagreement == nil, "\(outcome.disagreement ?? "")")
+        #expect(outcome.unwinderCaptures == 0, "captures through the frame went to libunwind whole")
+    }
+
+    @Test("a realigned frame, whose padding differs from call to call, is left to libunwind and agrees with it")
+    func realignedFrame() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        var outcomes: [ThroughFrameOutcome] = []
+        // The stack pointer at the call moves by 16 bytes each time: the realignment to 64 bytes
+        // pads by 0, 16, 32 or 48 (a rule learned from one call would be wrong for the others).
+        for shift in 0..<8 {
+            outcomes.append(
+                withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * shift + 1) { padding in
+                    padding.initialize(repeating: 0)
+                    return outcomeOfCapture(through: .realigned) + (padding[0] == 1 ? 1 : 0)
+                })
+        }
+        #expect(outcomes.allSatisfy { $0.frames > 4 }, "\(outcomes.map(\.frames))")
+        #expect(outcomes.compactMap(\.disagreement) == [])
+        #expect(outcomes.allSatisfy { $0.unwinderCaptures > 0 }, "a rule was learned for a realigned frame")
     }
 
     @Test("a capture in an async function, through its frame, is walked by the rules once learned")
@@ -88,6 +108,31 @@ struct ThroughFrameOutcome {
     var frames = 0
     var disagreement: String?
     var unwinderCaptures: UInt64 = 0
+
+    /// Keeps a value alive in the caller's frame (the padding that moves the stack pointer).
+    static func + (outcome: Self, _: Int) -> Self { outcome }
+}
+
+/// The C frames of CLeakGraphSupport's test helpers that captures are made through.
+private enum ForeignFrame {
+    case withoutUnwindEntry, recordBelowCFA, realigned
+}
+
+/// captureAndCompare's outcome, called through `frame`.
+@inline(never)
+private func outcomeOfCapture(through frame: ForeignFrame) -> ThroughFrameOutcome {
+    withUnsafeTemporaryAllocation(of: ThroughFrameOutcome.self, capacity: 1) { slot in
+        slot.initialize(repeating: ThroughFrameOutcome())
+        let body: @convention(c) (UnsafeMutableRawPointer?) -> Void = { context in
+            context!.assumingMemoryBound(to: ThroughFrameOutcome.self).pointee = captureAndCompare()
+        }
+        switch frame {
+        case .withoutUnwindEntry: lg_call_through_frame_without_unwind_entry(body, slot.baseAddress)
+        case .recordBelowCFA: lg_call_through_frame_record_below_cfa(body, slot.baseAddress)
+        case .realigned: lg_call_through_realigned_frame(body, slot.baseAddress)
+        }
+        return slot.moveElement(from: 0)
+    }
 }
 
 @inline(never)
