@@ -43,8 +43,9 @@ extension LeakGraph {
         {
             leakedIDs = firstReport.leakedObjectIDs.sorted()
         }
-        // Discovered nodes are found again by walking the objects that hold them.
-        let suspects = leakedIDs.filter { $0 < ObjectInfo.discoveredNodeIDBase }
+        // Discovered nodes are found again by walking the objects that hold them (only a walked
+        // second look needs them).
+        let suspects = throughDiscovered ? leakedIDs.filter { $0 < ObjectInfo.discoveredNodeIDBase } : []
         let before = Fingerprints(first, ids: leakedIDs, declaredOnly: !throughDiscovered, index: firstIndex)
         // Another thread's snapshot letting go of its holds at that very moment over-counts a
         // retain count for an instant: a real leak cannot change, so look again (a few times,
@@ -185,8 +186,7 @@ private struct Fingerprints {
             let node = index.node(of: id)
             guard node >= 0 else { continue }
             slotOfNode[node] = Int32(slot)
-            values[slot].present = true
-            values[slot].retainCount = snapshot.objects[node].strongRetainCount
+            values[slot].markPresent(retainCount: snapshot.objects[node].strongRetainCount)
         }
         // Labels are few: hash each distinct one once.
         var recentLabels: [(label: String, hash: Int)] = []

@@ -104,6 +104,7 @@ package struct NodeIndex: Sendable {
     package func inOrder(_ ids: some Sequence<UInt64>) -> [UInt64] {
         let flags = flags(of: ids)
         var ordered: [UInt64] = []
+        ordered.reserveCapacity(ids.underestimatedCount)
         for position in flags.indices where flags[position] { ordered.append(self.ids[position]) }
         return ordered
     }

@@ -1,11 +1,26 @@
 /// What a second look at some objects needs to confirm a *leaked* verdict: for each, whether it
 /// is still alive, its retain count and its declared strong in-edges (an order-independent
 /// hash of each edge's owner id, label and count).
+///
+/// 16 bytes: both looks keep one for every leaked object (a dump at exit of a million leaked
+/// objects held two arrays of the 40-byte form, 80 MB, at its peak).
 struct Fingerprint: Equatable {
-    var present = false
-    var retainCount: Int?
-    var edgeCount = 0
-    var edgeHash: UInt64 = 0
+    /// ``absent``, ``unknownRetainCount`` or the retain count (saturated at `Int32.max`).
+    private var state = Fingerprint.absent
+    /// The strong in-edges added.
+    private(set) var edgeCount: UInt32 = 0
+    private var edgeHash: UInt64 = 0
+
+    private static let absent: Int32 = -2
+    private static let unknownRetainCount: Int32 = -1
+
+    /// Whether the object was seen alive.
+    var present: Bool { state != Self.absent }
+
+    /// Marks the object alive with `retainCount` (nil when the look could not read it).
+    mutating func markPresent(retainCount: Int?) {
+        state = retainCount.map { Int32(clamping: max(0, $0)) } ?? Self.unknownRetainCount
+    }
 
     /// Adds one strong in-edge.
     mutating func add(from: UInt64, labelHash: Int, count: Int) {
@@ -13,7 +28,7 @@ struct Fingerprint: Equatable {
         hasher.combine(from)
         hasher.combine(labelHash)
         hasher.combine(count)
-        edgeCount += 1
+        edgeCount &+= 1
         edgeHash &+= UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }
@@ -66,8 +81,7 @@ extension Snapshotter {
                 let wantedAt = wanted.node(of: entry.id)
                 guard counts[slot] > 0, wantedAt >= 0 else { continue }
                 fingerprintOfSlot[slot] = Int32(wantedAt)
-                fingerprints[wantedAt].present = true
-                fingerprints[wantedAt].retainCount = counts[slot]
+                fingerprints[wantedAt].markPresent(retainCount: counts[slot])
             }
             var labelHashes = [Int?](repeating: nil, count: state.labels.count)
             for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind).keepsAlive {

@@ -12,10 +12,7 @@ struct DeclaredFingerprintsTests {
         let snapshot = LeakGraph.snapshot(options: .declaredOnly)
         return ids.map { id in
             var fingerprint = Fingerprint()
-            if let object = snapshot.object(id) {
-                fingerprint.present = true
-                fingerprint.retainCount = object.strongRetainCount
-            }
+            if let object = snapshot.object(id) { fingerprint.markPresent(retainCount: object.strongRetainCount) }
             for edge in snapshot.edges where edge.to == id && edge.kind == .strong {
                 fingerprint.add(from: edge.from, labelHash: edge.label.hashValue, count: edge.count)
             }
@@ -52,5 +49,24 @@ struct DeclaredFingerprintsTests {
         #expect(direct.contains { $0.edgeCount == 2 })  // the untracked object, held twice
         withExtendedLifetime((leakedParent, heldParent, untracked)) {}
         leakedParent.child = nil
+    }
+
+    @Test("a fingerprint is 16 bytes and tells absent, an unknown retain count and each count apart")
+    func compactAndExact() {
+        // Both looks keep one per leaked object: a million of them at a dump's peak.
+        #expect(MemoryLayout<Fingerprint>.stride == 16)
+        var unknown = Fingerprint()
+        unknown.markPresent(retainCount: nil)
+        var zero = Fingerprint()
+        zero.markPresent(retainCount: 0)
+        var two = Fingerprint()
+        two.markPresent(retainCount: 2)
+        var twoHeld = two
+        twoHeld.add(from: 7, labelHash: 1, count: 1)
+        let all = [Fingerprint(), unknown, zero, two, twoHeld]
+        for (i, a) in all.enumerated() {
+            for (j, b) in all.enumerated() { #expect((a == b) == (i == j), "\(i) \(j)") }
+        }
+        #expect(!Fingerprint().present && unknown.present && zero.present)
     }
 }
