@@ -96,31 +96,19 @@ struct SnapshotLocation: Sendable, Hashable {
 
 /// One live object in a snapshot.
 public struct ObjectInfo: Sendable, Hashable, Codable {
+    // Stored compactly (104 bytes instead of 136: a snapshot keeps one per live object, a
+    // million in a big dump at exit): the optional counts and the stack id as plain numbers
+    // with their presence in `flags`, the small fields together. The public properties below
+    // read and write them; the coded form is unchanged.
+
     /// Unique id (allocation order; never reused in a process).
     public var id: UInt64
     /// Type name as Swift prints it, with generic arguments: `PublishSubject<Int>`.
     public var type: String
     /// The label given at allocation, if any.
     public var label: String?
-    /// Strong retain count read from the Swift runtime (the snapshot's own hold excluded), or nil
-    /// when unknown (graphs built by hand or from tools).
-    public var strongRetainCount: Int?
-    /// Id of the allocation stack in ``GraphSnapshot/stacks``.
-    public var stack: Int?
     /// Allocation time, seconds since the Unix epoch (millisecond resolution).
     public var time: Double
-    /// The lifecycle state the object reported.
-    public var state: ObjectState
-    /// The leak scope the object was allocated in (0 for none).
-    public var scope: UInt32
-    /// Whether whole-process tracking recorded the object (``LeakGraph/trackAllObjects()``), as
-    /// opposed to a ``TrackedObject`` or an object given to ``LeakGraph/track(_:label:)``.
-    public var isRecordedProcessWide = false
-    /// The `weak` and `unowned` references to the object that the Swift runtime counts, or nil
-    /// when unknown (graphs built by hand or read from a dump). More of them than the graph's
-    /// weak and unowned edges into the object means code the graph does not show can still
-    /// reach it: a subscription it feeds can still get events (see ``LeakReport/canNeverFinish``).
-    public var weakAndUnownedReferenceCount: Int?
     /// The globals found holding the object (`Cache.shared : Cache`, its image), named when a
     /// leak description looks for the holders the graph does not show; empty when none was.
     public var heldByGlobals: [String] = []
@@ -129,6 +117,59 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     /// the threads' stacks found holding it when a leak description looked (`a local in
     /// testCache() at CacheTests.swift:21`, `the stack of thread 'poller' (tid 4242)`).
     public var outsideHolders: [String] = []
+    private var location = SnapshotLocation()
+    private var retainCountValue = 0
+    private var stackValue = 0
+    private var weakAndUnownedValue = 0
+    /// The leak scope the object was allocated in (0 for none).
+    public var scope: UInt32
+    /// The lifecycle state the object reported.
+    public var state: ObjectState
+    private var flags: UInt8 = 0
+
+    private static let hasRetainCount: UInt8 = 1
+    private static let hasStack: UInt8 = 2
+    private static let hasWeakAndUnowned: UInt8 = 4
+    private static let recordedProcessWide: UInt8 = 8
+
+    private mutating func set(_ flag: UInt8, _ on: Bool) {
+        flags = on ? flags | flag : flags & ~flag
+    }
+
+    /// Strong retain count read from the Swift runtime (the snapshot's own hold excluded), or nil
+    /// when unknown (graphs built by hand or from tools).
+    public var strongRetainCount: Int? {
+        get { flags & Self.hasRetainCount != 0 ? retainCountValue : nil }
+        set {
+            retainCountValue = newValue ?? 0
+            set(Self.hasRetainCount, newValue != nil)
+        }
+    }
+    /// Id of the allocation stack in ``GraphSnapshot/stacks``.
+    public var stack: Int? {
+        get { flags & Self.hasStack != 0 ? stackValue : nil }
+        set {
+            stackValue = newValue ?? 0
+            set(Self.hasStack, newValue != nil)
+        }
+    }
+    /// Whether whole-process tracking recorded the object (``LeakGraph/trackAllObjects()``), as
+    /// opposed to a ``TrackedObject`` or an object given to ``LeakGraph/track(_:label:)``.
+    public var isRecordedProcessWide: Bool {
+        get { flags & Self.recordedProcessWide != 0 }
+        set { set(Self.recordedProcessWide, newValue) }
+    }
+    /// The `weak` and `unowned` references to the object that the Swift runtime counts, or nil
+    /// when unknown (graphs built by hand or read from a dump). More of them than the graph's
+    /// weak and unowned edges into the object means code the graph does not show can still
+    /// reach it: a subscription it feeds can still get events (see ``LeakReport/canNeverFinish``).
+    public var weakAndUnownedReferenceCount: Int? {
+        get { flags & Self.hasWeakAndUnowned != 0 ? weakAndUnownedValue : nil }
+        set {
+            weakAndUnownedValue = newValue ?? 0
+            set(Self.hasWeakAndUnowned, newValue != nil)
+        }
+    }
     /// Where the object was when the snapshot was taken (0: unknown — a graph built by hand or
     /// read from a dump). Only for naming what holds it, while it is alive; not part of the
     /// object's value (two snapshots of one object are equal wherever it lives).
@@ -136,13 +177,36 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         get { location.address }
         set { location.address = newValue }
     }
-    private var location = SnapshotLocation()
 
     // `isRecordedProcessWide`, `weakAndUnownedReferenceCount` and `heldByGlobals` are not coded: data coded
     // before they existed still decodes (the dump format carries the first as `processWide`, and
     // the lifecycle verdicts the second leads to).
     private enum CodingKeys: String, CodingKey {
         case id, type, label, strongRetainCount, stack, time, state, scope
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(UInt64.self, forKey: .id), type: try container.decode(String.self, forKey: .type),
+            label: try container.decodeIfPresent(String.self, forKey: .label),
+            strongRetainCount: try container.decodeIfPresent(Int.self, forKey: .strongRetainCount),
+            stack: try container.decodeIfPresent(Int.self, forKey: .stack),
+            time: try container.decode(Double.self, forKey: .time),
+            state: try container.decode(ObjectState.self, forKey: .state),
+            scope: try container.decode(UInt32.self, forKey: .scope))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(type, forKey: .type)
+        try container.encodeIfPresent(label, forKey: .label)
+        try container.encodeIfPresent(strongRetainCount, forKey: .strongRetainCount)
+        try container.encodeIfPresent(stack, forKey: .stack)
+        try container.encode(time, forKey: .time)
+        try container.encode(state, forKey: .state)
+        try container.encode(scope, forKey: .scope)
     }
 
     /// Creates an object description.
@@ -161,11 +225,11 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         self.id = id
         self.type = type
         self.label = label
-        self.strongRetainCount = strongRetainCount
-        self.stack = stack
         self.time = time
         self.state = state
         self.scope = scope
+        self.strongRetainCount = strongRetainCount
+        self.stack = stack
     }
 
     /// `Sink<Int>` → `Sink`; `Module.Type` → `Type`: a type's name without generic arguments or
@@ -216,25 +280,49 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
 
 /// One ownership edge in a snapshot.
 public struct EdgeInfo: Sendable, Hashable, Codable {
+    // Stored compactly (80 bytes instead of 104: a snapshot keeps one per edge, a million in a
+    // big dump at exit): the optional site and closure address as plain numbers with their
+    // presence in `flags`. The public properties below read and write them; the coded form is
+    // unchanged.
+
     /// The owner's id.
     public var from: UInt64
     /// The target's id.
     public var to: UInt64
-    /// Whether the reference keeps the target alive.
-    public var kind: EdgeKind
     /// The role or property path: `sink`, `items[2]`, `state.observer`, `capture`.
     public var label: String
-    /// Declared by code, or found by reflection or closure scanning.
-    public var origin: EdgeOrigin
+    /// For a `capture` edge: the closure that captures the target (symbolicated on export).
+    public var closure: String?
     /// How many references this edge stands for (the same owner holding the same target twice
     /// under one label counts 2).
     public var count: Int
+    private var siteValue = 0
+    private var closureAddressValue: UInt = 0
+    /// Whether the reference keeps the target alive.
+    public var kind: EdgeKind
+    /// Declared by code, or found by reflection or closure scanning.
+    public var origin: EdgeOrigin
+    private var flags: UInt8 = 0
+
+    private static let hasSite: UInt8 = 1
+    private static let hasClosureAddress: UInt8 = 2
+
     /// Stack id of the place the edge was made, when recorded.
-    public var site: Int?
-    /// For a `capture` edge: the closure that captures the target (symbolicated on export).
-    public var closure: String?
+    public var site: Int? {
+        get { flags & Self.hasSite != 0 ? siteValue : nil }
+        set {
+            siteValue = newValue ?? 0
+            flags = newValue != nil ? flags | Self.hasSite : flags & ~Self.hasSite
+        }
+    }
     /// For a `capture` edge: the closure's code address (resolved to ``closure`` on export).
-    public var closureAddress: UInt?
+    public var closureAddress: UInt? {
+        get { flags & Self.hasClosureAddress != 0 ? closureAddressValue : nil }
+        set {
+            closureAddressValue = newValue ?? 0
+            flags = newValue != nil ? flags | Self.hasClosureAddress : flags & ~Self.hasClosureAddress
+        }
+    }
 
     /// Creates an edge description.
     public init(
@@ -247,9 +335,39 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
         self.label = label
         self.origin = origin
         self.count = count
-        self.site = site
         self.closure = closure
+        self.site = site
         self.closureAddress = closureAddress
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case from, to, kind, label, origin, count, site, closure, closureAddress
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            from: try container.decode(UInt64.self, forKey: .from), to: try container.decode(UInt64.self, forKey: .to),
+            kind: try container.decode(EdgeKind.self, forKey: .kind),
+            label: try container.decode(String.self, forKey: .label),
+            origin: try container.decode(EdgeOrigin.self, forKey: .origin),
+            count: try container.decode(Int.self, forKey: .count),
+            site: try container.decodeIfPresent(Int.self, forKey: .site),
+            closure: try container.decodeIfPresent(String.self, forKey: .closure),
+            closureAddress: try container.decodeIfPresent(UInt.self, forKey: .closureAddress))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(from, forKey: .from)
+        try container.encode(to, forKey: .to)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(label, forKey: .label)
+        try container.encode(origin, forKey: .origin)
+        try container.encode(count, forKey: .count)
+        try container.encodeIfPresent(site, forKey: .site)
+        try container.encodeIfPresent(closure, forKey: .closure)
+        try container.encodeIfPresent(closureAddress, forKey: .closureAddress)
     }
 }
 
