@@ -185,6 +185,7 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         case id, type, label, strongRetainCount, stack, time, state, scope
     }
 
+    /// Decodes an object coded with the keys above (nothing else is read).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -197,6 +198,7 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
             scope: try container.decode(UInt32.self, forKey: .scope))
     }
 
+    /// Codes the object with the keys above; nil properties are left out.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
@@ -344,6 +346,7 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
         case from, to, kind, label, origin, count, site, closure, closureAddress
     }
 
+    /// Decodes an edge coded with its properties' names as keys.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
@@ -357,6 +360,7 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
             closureAddress: try container.decodeIfPresent(UInt.self, forKey: .closureAddress))
     }
 
+    /// Codes the edge with its properties' names as keys; nil properties are left out.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(from, forKey: .from)
