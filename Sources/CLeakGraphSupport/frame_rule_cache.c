@@ -45,10 +45,10 @@ enum {
     lg_cache_segments = 4,
     lg_build_id_bytes = 64,
     lg_cache_path_bytes = 1024,
-    // A file holding more rules than the table has slots (lg_rule_slots) is not read (it cannot be this table's):
-    // at exit it is written again from what the table learned. (It was 16,384, a quarter of the
-    // table's first size: a big test binary's own file, GRDB's with its tests, can hold more,
-    // and was then refused and learned again by every process.)
+    // A file holding more rules than the table has slots (stack_capture.c's lg_rule_slots) is not
+    // read (it cannot be this table's): at exit it is written again from what the table learned.
+    // (It was 16,384, a quarter of the table's first size: a big test binary's own file, GRDB's
+    // with its tests, can hold more, and was then refused and learned again by every process.)
     lg_cache_largest_entry_count = 1 << 18,
 };
 

@@ -132,17 +132,13 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
     private static let hasWeakAndUnowned: UInt8 = 4
     private static let recordedProcessWide: UInt8 = 8
 
-    private mutating func set(_ flag: UInt8, _ on: Bool) {
-        flags = on ? flags | flag : flags & ~flag
-    }
-
     /// Strong retain count read from the Swift runtime (the snapshot's own hold excluded), or nil
     /// when unknown (graphs built by hand or from tools).
     public var strongRetainCount: Int? {
         get { flags & Self.hasRetainCount != 0 ? retainCountValue : nil }
         set {
             retainCountValue = newValue ?? 0
-            set(Self.hasRetainCount, newValue != nil)
+            flags.set(Self.hasRetainCount, newValue != nil)
         }
     }
     /// Id of the allocation stack in ``GraphSnapshot/stacks``.
@@ -150,14 +146,14 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         get { flags & Self.hasStack != 0 ? stackValue : nil }
         set {
             stackValue = newValue ?? 0
-            set(Self.hasStack, newValue != nil)
+            flags.set(Self.hasStack, newValue != nil)
         }
     }
     /// Whether whole-process tracking recorded the object (``LeakGraph/trackAllObjects()``), as
     /// opposed to a ``TrackedObject`` or an object given to ``LeakGraph/track(_:label:)``.
     public var isRecordedProcessWide: Bool {
         get { flags & Self.recordedProcessWide != 0 }
-        set { set(Self.recordedProcessWide, newValue) }
+        set { flags.set(Self.recordedProcessWide, newValue) }
     }
     /// The `weak` and `unowned` references to the object that the Swift runtime counts, or nil
     /// when unknown (graphs built by hand or read from a dump). More of them than the graph's
@@ -167,7 +163,7 @@ public struct ObjectInfo: Sendable, Hashable, Codable {
         get { flags & Self.hasWeakAndUnowned != 0 ? weakAndUnownedValue : nil }
         set {
             weakAndUnownedValue = newValue ?? 0
-            set(Self.hasWeakAndUnowned, newValue != nil)
+            flags.set(Self.hasWeakAndUnowned, newValue != nil)
         }
     }
     /// Where the object was when the snapshot was taken (0: unknown — a graph built by hand or
@@ -314,7 +310,7 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
         get { flags & Self.hasSite != 0 ? siteValue : nil }
         set {
             siteValue = newValue ?? 0
-            flags = newValue != nil ? flags | Self.hasSite : flags & ~Self.hasSite
+            flags.set(Self.hasSite, newValue != nil)
         }
     }
     /// For a `capture` edge: the closure's code address (resolved to ``closure`` on export).
@@ -322,7 +318,7 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
         get { flags & Self.hasClosureAddress != 0 ? closureAddressValue : nil }
         set {
             closureAddressValue = newValue ?? 0
-            flags = newValue != nil ? flags | Self.hasClosureAddress : flags & ~Self.hasClosureAddress
+            flags.set(Self.hasClosureAddress, newValue != nil)
         }
     }
 
@@ -372,6 +368,14 @@ public struct EdgeInfo: Sendable, Hashable, Codable {
         try container.encodeIfPresent(site, forKey: .site)
         try container.encodeIfPresent(closure, forKey: .closure)
         try container.encodeIfPresent(closureAddress, forKey: .closureAddress)
+    }
+}
+
+extension UInt8 {
+    /// Sets or clears `flag`: the presence bits of ``ObjectInfo``'s and ``EdgeInfo``'s optional
+    /// numbers.
+    fileprivate mutating func set(_ flag: UInt8, _ on: Bool) {
+        self = on ? self | flag : self & ~flag
     }
 }
 
