@@ -230,9 +230,11 @@ public enum Symbolicator {
             let uniqueClosures = Array(Set(closureAddresses))
             // A closure's own frame is the outermost at its entry address (nothing runs inlined
             // before its first instruction that a report should name instead).
-            let names = Dictionary(
-                uniqueKeysWithValues: zip(
-                    uniqueClosures, frameChains(for: uniqueClosures, returnAddresses: false).map { $0.last! }))
+            // A thunk that forwards to the closure is named by the closure's own line.
+            let names = ForwarderTargets.sourced(
+                Dictionary(
+                    uniqueKeysWithValues: zip(
+                        uniqueClosures, frameChains(for: uniqueClosures, returnAddresses: false).map { $0.last! })))
             for index in unnamedClosureEdges(result.edges) {
                 // Marked so that hints can tell LeakGraph's own closures from the user's.
                 result.edges[index].closure = result.edges[index].closureAddress.flatMap { names[$0] }.map {

@@ -89,6 +89,11 @@ struct ProcessTrackingTests {
         let parent = try #require(dump.snapshot.objects.first { $0.type == "Parent" })
         let stack = try #require(parent.stack.map { dump.snapshot.stacks[$0] })
         #expect(stack.frames.contains { $0.contains("main.swift") })
+        // A closure whose only capture is `self` is stored with a thunk at no line of source: it
+        // is named at the closure's own line (`bindStrongly()`'s), where the fix goes.
+        let selfCapture = try #require(dump.snapshot.edges.first { $0.label == "capture" && $0.from == $0.to })
+        #expect(
+            selfCapture.closure?.hasSuffix("PlainClasses/main.swift:39") == true, "\(selfCapture.closure ?? "unnamed")")
     }
 
     @Test("closures made again and again at a dozen lines of one function each get their own line's stack")
