@@ -17,7 +17,7 @@ extension LeakTrace {
                     // A weak reference is optional: `let document: Document` → `weak var document: Document?`
                     // (`= owner` after it stays as written).
                     if let type = typeRange(in: weak, field: declaration.field), !weak[type].hasSuffix("?"),
-                        !weak[type].hasSuffix("!")
+                        !weak[type].hasSuffix("!"), !weak[type].hasPrefix("Optional<")
                     {
                         weak.insert("?", at: type.upperBound)
                     }

@@ -204,6 +204,9 @@ public enum LeakTrace {
         public var advice: String
         /// The change in a few words, as the verdict sentence ends: `make the capture weak`.
         public var action: String
+        /// For a cycle inside a dependency's own objects, the member the user's code made (its
+        /// allocation is where the fix goes: ending it is what breaks the cycle); nil otherwise.
+        var madeByUser: UInt64? = nil
     }
 
     /// Labels that usually name a reference back up an ownership tree.
@@ -344,7 +347,34 @@ public enum LeakTrace {
                 capture, "a closure captures \(type(capture.to)) strongly; capture it weakly.",
                 "make the capture of \(baseName(type(capture.to))) weak")
         }
-        let back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
+        var back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
+        // A field a dependency declares cannot be changed by the user: one of the user's own on
+        // the loop is the one to change; with none, the cycle is the dependency's own structure.
+        func declaration(of step: Cycle.PathStep) -> FieldDeclaration? {
+            FieldDeclaration.fieldName(ofLabel: step.label).flatMap {
+                snapshot.declaration(of: $0, in: type(step.from))
+            }
+        }
+        if let declared = declaration(of: back), let library = Symbolicator.dependencyName(ofShortPath: declared.file) {
+            if let own = steps.first(where: { step in
+                declaration(of: step).map { Symbolicator.dependencyName(ofShortPath: $0.file) == nil } ?? false
+            }) {
+                back = own
+            } else if let made = madeByUserCode(cycle, snapshot) {
+                // NIO's channel pipeline (`ChannelHandlerContext.prev` ⇄ `next`), broken when the
+                // channel is closed: the fix is to end what the user's code made, where it made it.
+                let madeType = type(made)
+                var fix = make(
+                    back,
+                    "`\(back.label)` in \(type(back.from)) is declared by \(library) (`\(declared.text)`, \(declared.file):"
+                        + "\(declared.line)), not in your code: \(library) lets go of this cycle when what holds it is "
+                        + "ended. End \(madeType), which your code made, when you are done with it (close, finish, "
+                        + "cancel or shut it down, as \(library) documents).",
+                    "end \(baseName(madeType)) when done (close, finish or cancel it); the cycle is \(library)'s own")
+                fix.madeByUser = made
+                return fix
+            }
+        }
         let backField = FieldDeclaration.fieldName(ofLabel: back.label)
         if let field = backField, isInsideField(back.label) {
             // `subscriptions[1]`, `history[0].subscription`: the reference sits inside the
@@ -392,6 +422,8 @@ public enum LeakTrace {
     /// The fix as one line: `cut <edge>: <advice>`.
     public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
         guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
+        // A dependency's own cycle is not cut: what the user's code made is ended.
+        if let made = fix.madeByUser { return "end \(snapshot.object(made)?.type ?? "#\(made)"): \(fix.advice)" }
         return "cut \(fix.edge): \(fix.advice)"
     }
 
@@ -460,9 +492,14 @@ public enum LeakTrace {
             let edge = snapshot.edges.first {
                 $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label
             }
+            if let made = fix.madeByUser, let frame = snapshot.stack(snapshot.object(made)?.stack)?.userFrameDescription
+            {
+                return placeDescription(frame)
+            }
             if let field = FieldDeclaration.fieldName(ofLabel: fix.step.label),
                 let owner = snapshot.object(fix.step.from)?.type,
-                let declaration = snapshot.declaration(of: field, in: owner)
+                let declaration = snapshot.declaration(of: field, in: owner),
+                Symbolicator.dependencyName(ofShortPath: declaration.file) == nil
             {
                 // Only a reference that is the field itself can be declared weak: not an element
                 // of an array it holds, nor a member of a value stored in it.
@@ -486,6 +523,31 @@ public enum LeakTrace {
             }
         }
         return nil
+    }
+
+    /// The member of `cycle` the user's code made itself: of those whose allocation names a frame
+    /// of the user's, the one allocated nearest that frame (`NIOAsyncTestingChannel()` at the
+    /// user's line, not the pipeline its initialiser made); nil when none names one.
+    static func madeByUserCode(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> UInt64? {
+        var best: (id: UInt64, depth: Int)?
+        for id in cycle.path.map(\.from) + cycle.objects {
+            guard let stack = snapshot.stack(snapshot.object(id)?.stack), let depth = stack.userFrame,
+                stack.frames.indices.contains(depth),
+                Symbolicator.dependencyName(ofShortPath: placeFile(stack.frames[depth])) == nil
+            else { continue }
+            if best.map({ depth < $0.depth }) ?? true { best = (id, depth) }
+        }
+        return best?.id
+    }
+
+    /// The file of `function at path/File.swift:12`: `path/File.swift`.
+    static func placeFile(_ frame: String) -> String {
+        guard let range = frame.range(of: " at ", options: .backwards) else { return "" }
+        let place = frame[range.upperBound...]
+        guard let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...].allSatisfy(\.isNumber) else {
+            return String(place)
+        }
+        return String(place[..<colon])
     }
 
     /// `function at path/File.swift:12` → `File.swift:12 (function)`.

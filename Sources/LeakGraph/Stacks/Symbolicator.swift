@@ -429,6 +429,17 @@ public enum Symbolicator {
         return nil
     }()
 
+    /// The dependency whose file `path` is, as reports show paths (``shortPath(_:)``: a
+    /// checkout's or another package's file is `swift-nio/Sources/NIOCore/ChannelPipeline.swift`,
+    /// the root package's `Sources/App/Model.swift`): `swift-nio`; nil for the root package's
+    /// files and for paths that say nothing (absolute, or outside any package's `Sources`).
+    package static func dependencyName(ofShortPath path: String) -> String? {
+        let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[1] == "Sources", !parts[0].isEmpty, parts[0] != "Sources", parts[0] != "Tests"
+        else { return nil }
+        return String(parts[0])
+    }
+
     static func isLeakGraphFile(_ file: String) -> Bool {
         ownSourceDirectories.contains { file.containsBytes($0) }
     }

@@ -117,6 +117,100 @@ struct LeakVerdictTests {
         #expect(sentence.contains("fix at InstanceStorage.swift:44 (`public var instance: Any?`):"), "\(sentence)")
     }
 
+    /// NIO's channel pipeline as HummingbirdTesting leaves it: a testing channel made per request
+    /// and never closed, whose pipeline's head and tail contexts hold each other.
+    private func unclosedPipeline(declaringIn file: String) -> GraphSnapshot {
+        var snapshot = GraphBuilder().object(1, "ChannelHandlerContext").object(2, "ChannelHandlerContext")
+            .object(3, "ChannelPipeline").object(4, "NIOAsyncTestingChannel")
+            .edge(1, 2, "next").edge(2, 1, "prev").edge(1, 3, "pipeline").edge(3, 1, "head").edge(4, 3, "pipeline")
+            .edge(3, 4, "_channel").build()
+        let framework =
+            "closure #1 in RouterTestFramework.init<A>(app:) at Sources/HummingbirdTesting/RouterTestFramework.swift:39"
+        snapshot.stacks = [
+            // The channel made at the user's line; the pipeline and contexts inside its initialiser.
+            StackInfo(
+                id: 0,
+                frames: [
+                    "NIOAsyncTestingChannel.init() at swift-nio/Sources/NIOEmbedded/AsyncTestingChannel.swift:250",
+                    framework,
+                ], userFrame: 1),
+            StackInfo(
+                id: 1,
+                frames: [
+                    "ChannelPipeline.init(_:) at swift-nio/Sources/NIOCore/ChannelPipeline.swift:1000",
+                    "NIOAsyncTestingChannel.init() at swift-nio/Sources/NIOEmbedded/AsyncTestingChannel.swift:251",
+                    framework,
+                ], userFrame: 2),
+        ]
+        for position in snapshot.objects.indices {
+            snapshot.objects[position].stack = snapshot.objects[position].type == "NIOAsyncTestingChannel" ? 0 : 1
+        }
+        snapshot.fieldDeclarations = ["next", "prev"].enumerated().map { offset, field in
+            FieldDeclaration(
+                type: "ChannelHandlerContext", field: field, file: file, line: 1861 + offset,
+                text: "fileprivate var \(field): Optional<ChannelHandlerContext>")
+        }
+        return snapshot
+    }
+
+    @Test("a cycle a dependency declares is fixed where the user's code made what holds it, never in the dependency")
+    func dependencyOwnStructure() throws {
+        let snapshot = unclosedPipeline(declaringIn: "swift-nio/Sources/NIOCore/ChannelPipeline.swift")
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
+        #expect(
+            fix.action
+                == "end NIOAsyncTestingChannel when done (close, finish or cancel it); the cycle is swift-nio's own")
+        #expect(fix.advice.contains("declared by swift-nio"), "\(fix.advice)")
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(
+            sentence.contains("fix at RouterTestFramework.swift:39 (closure #1 in RouterTestFramework.init<A>(app:))"),
+            "\(sentence)")
+        #expect(!sentence.contains("ChannelPipeline.swift"), "\(sentence)")
+        #expect(LeakTrace.hint(for: cycle, in: snapshot).hasPrefix("end NIOAsyncTestingChannel: "))
+    }
+
+    @Test(
+        "the same cycle declared in the user's own package is fixed at its declaration, made weak without a second `?`")
+    func ownStructureAtDeclaration() throws {
+        let snapshot = unclosedPipeline(declaringIn: "Sources/App/ChannelPipeline.swift")
+        let (cycle, _) = try firstCycle(snapshot)
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(
+            sentence.contains(
+                "(`fileprivate var prev: Optional<ChannelHandlerContext>` → `fileprivate weak var prev: Optional<ChannelHandlerContext>`)"
+            ),
+            "\(sentence)")
+        #expect(LeakTrace.hint(for: cycle, in: snapshot).hasPrefix("cut "))
+    }
+
+    @Test("of a loop's fields, the user's own is the one to change, not a dependency's")
+    func ownFieldBeforeDependency() throws {
+        var snapshot = pair(
+            "Delegate", "connection", "Connection", back: "delegate",
+            declaring: FieldDeclaration(
+                type: "Connection", field: "delegate", file: "swift-nio/Sources/NIOCore/Connection.swift", line: 7,
+                text: "var delegate: Delegate?"))
+        snapshot.fieldDeclarations.append(
+            FieldDeclaration(
+                type: "Delegate", field: "connection", file: "Sources/App/Delegate.swift", line: 3,
+                text: "var connection: Connection?"))
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
+        #expect(fix.step.label == "connection")
+        #expect(LeakTrace.verdict(for: cycle, in: snapshot).contains("fix at Delegate.swift:3"))
+    }
+
+    @Test("a path as reports show it names its dependency; the root package's and unknown ones name none")
+    func dependencyOfShortPath() {
+        #expect(
+            Symbolicator.dependencyName(ofShortPath: "swift-nio/Sources/NIOCore/ChannelPipeline.swift") == "swift-nio")
+        #expect(Symbolicator.dependencyName(ofShortPath: "Sources/App/Model.swift") == nil)
+        #expect(Symbolicator.dependencyName(ofShortPath: "Tests/AppTests/ModelTests.swift") == nil)
+        #expect(Symbolicator.dependencyName(ofShortPath: "/opt/src/Model.swift") == nil)
+        #expect(Symbolicator.dependencyName(ofShortPath: "main.swift") == nil)
+    }
+
     @Test("the culprit's victims name a closure context after its function, a thunk's as a thunk")
     func contextVictimNames() throws {
         let snapshot = GraphBuilder().object(1, "Inner<Sink<Int>>").object(2, "Sink<Int>")
