@@ -10,10 +10,17 @@ extension LeakTrace {
         if makingWeak, !declaration.text.contains("weak "), !declaration.text.contains("unowned "),
             !declaration.text.contains("lazy "), declaredType(of: declaration).map(canBeWeak) ?? true
         {
+            // The property as written: `name`, or `_name` (found for a label `_name`).
+            let written =
+                [declaration.field, "_" + declaration.field].first { name in
+                    ["var ", "let "].contains {
+                        declaration.text.contains($0 + name + ":") || declaration.text.contains($0 + name + " ")
+                    }
+                } ?? declaration.field
             for keyword in ["var ", "let "] {
-                if let range = declaration.text.range(of: keyword + declaration.field) {
+                if let range = declaration.text.range(of: keyword + written) {
                     var weak = declaration.text
-                    weak.replaceSubrange(range, with: "weak var " + declaration.field)
+                    weak.replaceSubrange(range, with: "weak var " + written)
                     // A weak reference is optional: `let document: Document` → `weak var document: Document?`
                     // (`= owner` after it stays as written).
                     if let type = typeRange(in: weak, field: declaration.field), !weak[type].hasSuffix("?"),

@@ -373,6 +373,16 @@ public enum LeakTrace {
                     "end \(baseName(madeType)) when done (close, finish or cancel it); the cycle is \(library)'s own")
                 fix.madeByUser = made
                 return fix
+            } else {
+                // Nothing of the user's in it (a dependency's singleton and its event loops):
+                // said as the dependency's, never as a change to the dependency's file.
+                return make(
+                    back,
+                    "`\(back.label)` in \(type(back.from)) is declared by \(library) (`\(declared.text)`, \(declared.file):"
+                        + "\(declared.line)), and none of the cycle's objects was made by your code: the cycle is "
+                        + "\(library)'s own, and it ends when \(library) lets it go (a retained one, when what holds it "
+                        + "from outside does).",
+                    "nothing to change in your code: the cycle is \(library)'s own")
             }
         }
         let backField = FieldDeclaration.fieldName(ofLabel: back.label)

@@ -47,7 +47,12 @@ package enum FieldDeclarations {
             let declarations = chain.compactMap { classDeclaration(of: $0, map: map) }
             for field in fields.sorted() {
                 for (file, line) in declarations {
-                    guard let (number, text) = sources.declaration(of: field, inTypeAt: line, file: file) else {
+                    // A label `_name` is a property wrapper's storage of `name`, or a property
+                    // really named `_name` (NIO's `_succeededVoidFuture`): both are looked for.
+                    guard
+                        let (number, text) = sources.declaration(of: field, inTypeAt: line, file: file)
+                            ?? sources.declaration(of: "_" + field, inTypeAt: line, file: file)
+                    else {
                         continue
                     }
                     found.append(

@@ -20,6 +20,11 @@ final class DeclarationTestChild: DeclarationTestBase {
     }
 }
 
+final class DeclarationTestLoop: TrackedObject {
+    // A property really named with an underscore (NIO's `_succeededVoidFuture`), not a wrapper's storage.
+    var _partner: DeclarationTestLoop?
+}
+
 @Suite("Field declarations", .serialized, .isolated)
 struct FieldDeclarationsTests {
     @Test("a cycle's fields are found at their declarations, a superclass's too")
@@ -45,6 +50,22 @@ struct FieldDeclarationsTests {
         #expect(inherited.line == 12)
         let back = try #require(snapshot.declaration(of: "child", in: "DeclarationTestParent"))
         #expect(back.line == 7)
+    }
+
+    @Test("a property named with a leading underscore is found as written, and made weak as written")
+    func underscoredProperty() throws {
+        let first = DeclarationTestLoop()
+        let second = DeclarationTestLoop()
+        first._partner = second
+        second._partner = first
+        defer { first._partner = nil }
+        let (snapshot, _) = LeakGraph.findLeaksToDescribe()
+        let declaration = try #require(snapshot.declaration(of: "partner", in: "DeclarationTestLoop"))
+        #expect(declaration.text == "var _partner: DeclarationTestLoop?")
+        #expect(
+            LeakTrace.declarationPlace(declaration, makingWeak: true)
+                == "FieldDeclarationsTests.swift:\(declaration.line) (`var _partner: DeclarationTestLoop?` → `weak var _partner: DeclarationTestLoop?`)"
+        )
     }
 
     @Test("each loop is read once however many cycles repeat it, in any order, and every loop is read")
