@@ -241,6 +241,26 @@ struct ReportCommandTests {
         #expect(text.contains("[weak self]"))
     }
 
+    @Test("a cycle a dependency declares says to end what the user's code made, at its line, not to cut the edge")
+    func dependencyCycleEndsWhatUserMade() throws {
+        var graph = GraphBuilder()
+        let head = graph.object("ChannelHandlerContext", site: "makeChannel() at Sources/App/Server.swift:40")
+        let tail = graph.object("ChannelHandlerContext", site: "makeChannel() at Sources/App/Server.swift:40")
+        graph.edge(head, tail, "next")
+        graph.edge(tail, head, "prev")
+        var snapshot = graph.snapshot
+        snapshot.fieldDeclarations = ["next", "prev"].map { field in
+            FieldDeclaration(
+                type: "ChannelHandlerContext", field: field, file: "swift-nio/Sources/NIOCore/ChannelPipeline.swift",
+                line: 1862, text: "fileprivate var \(field): Optional<ChannelHandlerContext>")
+        }
+        let path = writeFile(JSONExporter.render(snapshot, processID: 4242), "dependency.json", in: directory)
+        let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output
+        #expect(text.contains("Fix: end ChannelHandlerContext: `"), "\(text)")
+        #expect(text.contains("fix at Server.swift:40 (makeChannel())"), "\(text)")
+        #expect(!text.contains("Fix: cut"), "\(text)")
+    }
+
     @Test("Sink/SinkDisposer loops are grouped by signature and get the disposed(by:) hint")
     func sinkLoopsAreGroupedAndGetDisposeHint() throws {
         let path = writeFile(Graphs.mixed.json(), "mixed.json", in: directory)

@@ -11,7 +11,8 @@ enum LeakHint {
         let picture = picture(of: cycle, in: snapshot, edges: edges)
         guard let fix = LeakTrace.fix(for: cycle, in: picture) else { return nil }
         return LeakSummary.Hint(
-            from: fix.step.from, to: fix.step.to, label: fix.step.label, edge: fix.edge, fix: fix.advice)
+            from: fix.step.from, to: fix.step.to, label: fix.step.label, edge: fix.edge, fix: fix.advice,
+            ends: fix.madeByUser.map { picture.object($0)?.type ?? "#\($0)" })
     }
 
     static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges, keptAlive: Int = 0)

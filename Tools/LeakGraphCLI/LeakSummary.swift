@@ -215,7 +215,12 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         /// The usual fix.
         package var fix: String
 
-        /// `Fix: cut <edge>: <fix>`: the same line as test failures and the demo.
-        package var line: String { "Fix: cut \(edge): \(fix)" }
+        /// For a cycle of a dependency's own objects, what the user's code made and should end
+        /// (`NIOAsyncTestingChannel`) instead of an edge to cut; nil otherwise.
+        package var ends: String? = nil
+
+        /// `Fix: cut <edge>: <fix>` (`Fix: end <object>: <fix>`): the same line as test failures
+        /// and the demo.
+        package var line: String { ends.map { "Fix: end \($0): \(fix)" } ?? "Fix: cut \(edge): \(fix)" }
     }
 }

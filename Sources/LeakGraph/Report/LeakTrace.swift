@@ -206,7 +206,7 @@ public enum LeakTrace {
         public var action: String
         /// For a cycle inside a dependency's own objects, the member the user's code made (its
         /// allocation is where the fix goes: ending it is what breaks the cycle); nil otherwise.
-        var madeByUser: UInt64? = nil
+        package var madeByUser: UInt64? = nil
     }
 
     /// Labels that usually name a reference back up an ownership tree.
