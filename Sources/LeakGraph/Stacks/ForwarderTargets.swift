@@ -74,8 +74,13 @@ enum ForwarderTargets {
     }
 
     /// A forwarder's entry frame with no line of source: what ``sourced(_:)`` looks behind.
+    /// A forwarder to another thunk (`partial apply for thunk for @escaping …`, a reabstraction) is
+    /// not: its target has no line of source either, and looking behind it would only cost
+    /// lookups.
     static func isUnsourcedForwarder(_ frame: Symbolicator.Frame) -> Bool {
         guard let function = frame.function, function.hasPrefix(forwarderPrefix) else { return false }
+        let target = function.dropFirst(forwarderPrefix.count)
+        guard !target.hasPrefix("thunk for ") && !target.hasPrefix("reabstraction thunk") else { return false }
         return frame.file == nil || frame.file == "/<compiler-generated>" || (frame.line ?? 0) <= 0
     }
 

@@ -63,6 +63,11 @@ struct ForwarderTargetsTests {
         #expect(!ForwarderTargets.isUnsourcedForwarder(sourced))
         #expect(ForwarderTargets.isUnsourcedForwarder(unreadable))
         #expect(!ForwarderTargets.isUnsourcedForwarder(plain))
+        let toThunk = Symbolicator.Frame(
+            function: "partial apply for thunk for @escaping @callee_guaranteed () -> ()",
+            file: "/<compiler-generated>",
+            line: 0, image: "App", isInternal: false)
+        #expect(!ForwarderTargets.isUnsourcedForwarder(toThunk))
         // Address 8 is never mapped: nothing is read, nothing is found.
         let frames: [UInt: Symbolicator.Frame] = [8: unreadable, 16: sourced, 24: plain]
         #expect(ForwarderTargets.sourced(frames) == frames)
