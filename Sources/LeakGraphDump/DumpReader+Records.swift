@@ -482,6 +482,7 @@ extension DumpReader {
                 case .file?: declaration.file = try parser.string()
                 case .line?: declaration.line = try parser.int()
                 case .text?: declaration.text = try parser.string()
+                case .dependency?: declaration.isInDependency = try parser.bool()
                 default: try parser.skipValue()
                 }
             }

@@ -252,7 +252,7 @@ struct ReportCommandTests {
         snapshot.fieldDeclarations = ["next", "prev"].map { field in
             FieldDeclaration(
                 type: "ChannelHandlerContext", field: field, file: "swift-nio/Sources/NIOCore/ChannelPipeline.swift",
-                line: 1862, text: "fileprivate var \(field): Optional<ChannelHandlerContext>")
+                line: 1862, text: "fileprivate var \(field): Optional<ChannelHandlerContext>", isInDependency: true)
         }
         let path = writeFile(JSONExporter.render(snapshot, processID: 4242), "dependency.json", in: directory)
         let text = try ReportCommand.run(path: path, loader: DumpLoader(console: ConsoleCapture().console)).output

@@ -17,7 +17,7 @@ package enum DumpSchema {
 
     /// The fields of an entry of `declarations` (where a field a cycle goes through is declared).
     package enum Declaration: String, DumpField {
-        case type, field, file, line, text
+        case type, field, file, line, text, dependency
     }
 
     /// The fields of the top-level `summary` (what was alive, what was written).

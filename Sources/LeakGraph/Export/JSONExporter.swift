@@ -272,6 +272,7 @@ public enum JSONExporter {
                 case .file: out.string(declaration.file)
                 case .line: out.int(declaration.line)
                 case .text: out.string(declaration.text)
+                case .dependency: out.bool(declaration.isInDependency ?? false)
                 }
             }
         }

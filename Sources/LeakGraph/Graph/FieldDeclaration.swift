@@ -11,14 +11,26 @@ public struct FieldDeclaration: Sendable, Hashable, Codable {
     public var line: Int
     /// The declaration as written, trimmed: `var parent: Parent?`.
     public var text: String
+    /// Whether the file is a fetched dependency's (a package manager's checkout), which the user
+    /// cannot change: a fix is then never made there. Nil when not known (dumps written before
+    /// it was recorded), taken as false.
+    public var isInDependency: Bool?
 
     /// Creates a declaration.
-    public init(type: String, field: String, file: String, line: Int, text: String) {
+    public init(type: String, field: String, file: String, line: Int, text: String, isInDependency: Bool? = nil) {
         self.type = type
         self.field = field
         self.file = file
         self.line = line
         self.text = text
+        self.isInDependency = isInDependency
+    }
+
+    /// The name of the dependency that declares it (`swift-nio` for a checkout's
+    /// `swift-nio/Sources/NIOCore/ChannelPipeline.swift`), or nil when the user's own code does.
+    var dependencyName: String? {
+        guard isInDependency == true else { return nil }
+        return file.split(separator: "/").first.map(String.init) ?? file
     }
 
     /// The storage the compiler gives a `lazy var` (`$__lazy_storage_$_storage` for `lazy var

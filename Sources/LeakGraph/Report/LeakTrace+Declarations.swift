@@ -57,6 +57,8 @@ extension LeakTrace {
     static func canBeWeak(_ type: String) -> Bool {
         var base = Substring(type)
         while base.hasSuffix("?") || base.hasSuffix("!") { base = base.dropLast() }
+        // `Optional<[X]>` is `[X]?`.
+        while base.hasPrefix("Optional<") && base.hasSuffix(">") { base = base.dropFirst("Optional<".count).dropLast() }
         return base != "Any" && !base.hasPrefix("[") && !base.hasPrefix("(")
     }
 
@@ -79,6 +81,7 @@ extension LeakTrace {
     /// not a place inside one (`items[0]`, `state.owner`) or a property wrapper's storage (`_name`).
     static func isWholeField(_ label: String) -> Bool {
         guard let field = FieldDeclaration.fieldName(ofLabel: label) else { return false }
-        return label == field || label == FieldDeclaration.lazyStoragePrefix + field
+        // `_name`: a property of that very name (or a wrapper's storage, whose fix is its own).
+        return label == field || label == "_" + field || label == FieldDeclaration.lazyStoragePrefix + field
     }
 }

@@ -207,6 +207,9 @@ public enum LeakTrace {
         /// For a cycle inside a dependency's own objects, the member the user's code made (its
         /// allocation is where the fix goes: ending it is what breaks the cycle); nil otherwise.
         package var madeByUser: UInt64? = nil
+        /// Whether the cycle is a dependency's own, with nothing in it the user's code made:
+        /// no edge to cut and no line to fix are given.
+        package var isDependencyOwn = false
     }
 
     /// Labels that usually name a reference back up an ownership tree.
@@ -355,11 +358,14 @@ public enum LeakTrace {
                 snapshot.declaration(of: $0, in: type(step.from))
             }
         }
-        if let declared = declaration(of: back), let library = Symbolicator.dependencyName(ofShortPath: declared.file) {
-            if let own = steps.first(where: { step in
-                declaration(of: step).map { Symbolicator.dependencyName(ofShortPath: $0.file) == nil } ?? false
-            }) {
-                back = own
+        if let declared = declaration(of: back), let library = declared.dependencyName {
+            // The user's own fields on the loop, a back reference first (making an owning one
+            // weak would free what it owns at once).
+            let own = steps.filter { step in declaration(of: step).map { $0.dependencyName == nil } ?? false }
+            if let field = own.first(where: { step in
+                backReferenceWords.contains { step.label.lowercased().contains($0) }
+            }) ?? own.first {
+                back = field
             } else if let made = madeByUserCode(cycle, snapshot) {
                 // NIO's channel pipeline (`ChannelHandlerContext.prev` ⇄ `next`), broken when the
                 // channel is closed: the fix is to end what the user's code made, where it made it.
@@ -376,13 +382,15 @@ public enum LeakTrace {
             } else {
                 // Nothing of the user's in it (a dependency's singleton and its event loops):
                 // said as the dependency's, never as a change to the dependency's file.
-                return make(
+                var fix = make(
                     back,
                     "`\(back.label)` in \(type(back.from)) is declared by \(library) (`\(declared.text)`, \(declared.file):"
                         + "\(declared.line)), and none of the cycle's objects was made by your code: the cycle is "
                         + "\(library)'s own, and it ends when \(library) lets it go (a retained one, when what holds it "
                         + "from outside does).",
                     "nothing to change in your code: the cycle is \(library)'s own")
+                fix.isDependencyOwn = true
+                return fix
             }
         }
         let backField = FieldDeclaration.fieldName(ofLabel: back.label)
@@ -434,6 +442,7 @@ public enum LeakTrace {
         guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
         // A dependency's own cycle is not cut: what the user's code made is ended.
         if let made = fix.madeByUser { return "end \(snapshot.object(made)?.type ?? "#\(made)"): \(fix.advice)" }
+        if fix.isDependencyOwn { return "nothing to change in your code: \(fix.advice)" }
         return "cut \(fix.edge): \(fix.advice)"
     }
 
@@ -506,10 +515,11 @@ public enum LeakTrace {
             {
                 return placeDescription(frame)
             }
+            // No line of the user's to give, and never one of the dependency's.
+            if fix.isDependencyOwn { return nil }
             if let field = FieldDeclaration.fieldName(ofLabel: fix.step.label),
                 let owner = snapshot.object(fix.step.from)?.type,
-                let declaration = snapshot.declaration(of: field, in: owner),
-                Symbolicator.dependencyName(ofShortPath: declaration.file) == nil
+                let declaration = snapshot.declaration(of: field, in: owner), declaration.dependencyName == nil
             {
                 // Only a reference that is the field itself can be declared weak: not an element
                 // of an array it holds, nor a member of a value stored in it.
@@ -535,15 +545,21 @@ public enum LeakTrace {
         return nil
     }
 
-    /// The member of `cycle` the user's code made itself: of those whose allocation names a frame
-    /// of the user's, the one allocated nearest that frame (`NIOAsyncTestingChannel()` at the
-    /// user's line, not the pipeline its initialiser made); nil when none names one.
+    /// The member of `cycle` the user's code made itself: of those the user's frame made by
+    /// calling an initialiser (only initialisers between the allocation and that frame: not a
+    /// dependency's singleton made lazily under some call of the user's), the one allocated
+    /// nearest that frame (`NIOAsyncTestingChannel()` at the user's line, not the pipeline its
+    /// initialiser made); nil when there is none. (A frame in another package, by its path as
+    /// reports show it, is taken for a dependency's: a local package's too, which then gets the
+    /// more cautious "the dependency's own".)
     static func madeByUserCode(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> UInt64? {
         var best: (id: UInt64, depth: Int)?
         for id in cycle.path.map(\.from) + cycle.objects {
             guard let stack = snapshot.stack(snapshot.object(id)?.stack), let depth = stack.userFrame,
                 stack.frames.indices.contains(depth),
-                Symbolicator.dependencyName(ofShortPath: placeFile(stack.frames[depth])) == nil
+                Symbolicator.dependencyName(ofShortPath: placeFile(stack.frames[depth])) == nil,
+                stack.frames[..<depth].allSatisfy({ $0.containsBytes("init(") || $0.containsBytes("__allocating_init") }
+                )
             else { continue }
             if best.map({ depth < $0.depth }) ?? true { best = (id, depth) }
         }

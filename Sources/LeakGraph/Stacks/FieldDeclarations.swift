@@ -57,7 +57,8 @@ package enum FieldDeclarations {
                     }
                     found.append(
                         FieldDeclaration(
-                            type: type, field: field, file: Symbolicator.shortPath(file), line: number, text: text))
+                            type: type, field: field, file: Symbolicator.shortPath(file), line: number, text: text,
+                            isInDependency: Symbolicator.isCheckoutFile(file)))
                     break
                 }
             }

@@ -81,7 +81,9 @@ enum ForwarderTargets {
         guard let function = frame.function, function.hasPrefix(forwarderPrefix) else { return false }
         let target = function.dropFirst(forwarderPrefix.count)
         guard !target.hasPrefix("thunk for ") && !target.hasPrefix("reabstraction thunk") else { return false }
-        return frame.file == nil || frame.file == "/<compiler-generated>" || (frame.line ?? 0) <= 0
+        // At `/<compiler-generated>`: the image has debug information, so the closure behind has
+        // a line. A thunk in a library without it (no file at all) has nothing to find.
+        return frame.file == "/<compiler-generated>"
     }
 
     /// Whether `frame` is the function `name` at a real line of a real file.
@@ -90,8 +92,8 @@ enum ForwarderTargets {
             && ((frame.startLine ?? frame.line) ?? 0) > 0
     }
 
-    /// The first ``bytesRead`` bytes of code at `address`, copied by the kernel (an address at
-    /// the end of a mapping gives fewer, an unreadable one none).
+    /// The first ``bytesRead`` bytes of code at `address`, copied by the kernel; none when they
+    /// are not all readable (a thunk within the last bytes of its mapping is not looked behind).
     static func codeBytes(at address: UInt) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: bytesRead)
         let copied = bytes.withUnsafeMutableBytes { lg_safe_copy($0.baseAddress, address, bytesRead) }
@@ -109,7 +111,7 @@ enum ForwarderTargets {
             while offset + 5 <= code.count {
                 if code[offset] == 0xE8 || code[offset] == 0xE9 {
                     let displacement = Int32(bitPattern: littleEndianWord(code, at: offset + 1))
-                    targets.append(UInt(bitPattern: Int(bitPattern: address) + offset + 5 + Int(displacement)))
+                    targets.append(UInt(bitPattern: Int(bitPattern: address) &+ offset &+ 5 &+ Int(displacement)))
                 }
                 offset += 1
             }
@@ -121,7 +123,7 @@ enum ForwarderTargets {
                 if word & 0x7C00_0000 == 0x1400_0000 {
                     // The low 26 bits, sign-extended, count instructions.
                     let displacement = Int32(bitPattern: word << 6) >> 6
-                    targets.append(UInt(bitPattern: Int(bitPattern: address) + offset + Int(displacement) * 4))
+                    targets.append(UInt(bitPattern: Int(bitPattern: address) &+ offset &+ Int(displacement) &* 4))
                 }
                 offset += 4
             }

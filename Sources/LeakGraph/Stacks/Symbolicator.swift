@@ -429,10 +429,17 @@ public enum Symbolicator {
         return nil
     }()
 
-    /// The dependency whose file `path` is, as reports show paths (``shortPath(_:)``: a
-    /// checkout's or another package's file is `swift-nio/Sources/NIOCore/ChannelPipeline.swift`,
-    /// the root package's `Sources/App/Model.swift`): `swift-nio`; nil for the root package's
-    /// files and for paths that say nothing (absolute, or outside any package's `Sources`).
+    /// Whether `path` (absolute) is in a package manager's checkout of a fetched dependency
+    /// (SwiftPM's `.build/checkouts`, Xcode's `SourcePackages/checkouts`): code the user cannot
+    /// change, unlike a local path dependency.
+    static func isCheckoutFile(_ path: String) -> Bool { path.containsBytes("/checkouts/") }
+
+    /// The package whose file `path` is, as reports show paths (``shortPath(_:)``: another
+    /// package's file is `swift-nio/Sources/NIOCore/ChannelPipeline.swift`, the root package's
+    /// `Sources/App/Model.swift`): `swift-nio`; nil for the root package's files and for paths
+    /// that say nothing (absolute, or outside any package's `Sources`). A local path
+    /// dependency's files look the same as a checkout's: only frames are judged by this, never
+    /// a declaration (``FieldDeclaration/isInDependency`` is recorded from the full path).
     package static func dependencyName(ofShortPath path: String) -> String? {
         let parts = path.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[1] == "Sources", !parts[0].isEmpty, parts[0] != "Sources", parts[0] != "Tests"

@@ -119,7 +119,7 @@ struct LeakVerdictTests {
 
     /// NIO's channel pipeline as HummingbirdTesting leaves it: a testing channel made per request
     /// and never closed, whose pipeline's head and tail contexts hold each other.
-    private func unclosedPipeline(declaringIn file: String) -> GraphSnapshot {
+    private func unclosedPipeline(declaringIn file: String, checkout: Bool) -> GraphSnapshot {
         var snapshot = GraphBuilder().object(1, "ChannelHandlerContext").object(2, "ChannelHandlerContext")
             .object(3, "ChannelPipeline").object(4, "NIOAsyncTestingChannel")
             .edge(1, 2, "next").edge(2, 1, "prev").edge(1, 3, "pipeline").edge(3, 1, "head").edge(4, 3, "pipeline")
@@ -148,14 +148,14 @@ struct LeakVerdictTests {
         snapshot.fieldDeclarations = ["next", "prev"].enumerated().map { offset, field in
             FieldDeclaration(
                 type: "ChannelHandlerContext", field: field, file: file, line: 1861 + offset,
-                text: "fileprivate var \(field): Optional<ChannelHandlerContext>")
+                text: "fileprivate var \(field): Optional<ChannelHandlerContext>", isInDependency: checkout)
         }
         return snapshot
     }
 
     @Test("a cycle a dependency declares is fixed where the user's code made what holds it, never in the dependency")
     func dependencyOwnStructure() throws {
-        let snapshot = unclosedPipeline(declaringIn: "swift-nio/Sources/NIOCore/ChannelPipeline.swift")
+        let snapshot = unclosedPipeline(declaringIn: "swift-nio/Sources/NIOCore/ChannelPipeline.swift", checkout: true)
         let (cycle, _) = try firstCycle(snapshot)
         let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
         #expect(
@@ -168,19 +168,38 @@ struct LeakVerdictTests {
             "\(sentence)")
         #expect(!sentence.contains("ChannelPipeline.swift"), "\(sentence)")
         #expect(LeakTrace.hint(for: cycle, in: snapshot).hasPrefix("end NIOAsyncTestingChannel: "))
-        // Made by the dependency alone (no frame of the user's): said as the dependency's own.
-        var alone = snapshot
-        alone.stacks = []
-        for position in alone.objects.indices { alone.objects[position].stack = nil }
-        let own = try #require(LeakTrace.fix(for: cycle, in: alone, rules: []))
+        // Made by the dependency under some call of the user's (a singleton made lazily: no
+        // initialiser of the user's between): said as the dependency's own, with no line and no cut.
+        var lazily = snapshot
+        lazily.stacks = [
+            StackInfo(
+                id: 0,
+                frames: [
+                    "ChannelPipeline.init(_:) at swift-nio/Sources/NIOCore/ChannelPipeline.swift:1000",
+                    "one-time initialization function for singleton at swift-nio/Sources/NIOCore/Singleton.swift:9",
+                    "Server.start() at Sources/App/Server.swift:12",
+                ], userFrame: 2)
+        ]
+        for position in lazily.objects.indices { lazily.objects[position].stack = 0 }
+        let own = try #require(LeakTrace.fix(for: cycle, in: lazily, rules: []))
         #expect(own.action == "nothing to change in your code: the cycle is swift-nio's own")
-        #expect(!LeakTrace.verdict(for: cycle, in: alone).contains("ChannelPipeline.swift:1862 (`"))
+        let ownSentence = LeakTrace.verdict(for: cycle, in: lazily)
+        #expect(!ownSentence.contains("fix at"), "\(ownSentence)")
+        #expect(LeakTrace.hint(for: cycle, in: lazily).hasPrefix("nothing to change in your code: "))
+    }
+
+    @Test("a local package's declaration, shown like a dependency's path, is still fixed at its declaration")
+    func localPackageIsTheUsers() throws {
+        let snapshot = unclosedPipeline(declaringIn: "Core/Sources/Core/ChannelPipeline.swift", checkout: false)
+        let (cycle, _) = try firstCycle(snapshot)
+        let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
+        #expect(sentence.contains("fix at ChannelPipeline.swift:1862 (`fileprivate var prev"), "\(sentence)")
     }
 
     @Test(
         "the same cycle declared in the user's own package is fixed at its declaration, made weak without a second `?`")
     func ownStructureAtDeclaration() throws {
-        let snapshot = unclosedPipeline(declaringIn: "Sources/App/ChannelPipeline.swift")
+        let snapshot = unclosedPipeline(declaringIn: "Sources/App/ChannelPipeline.swift", checkout: false)
         let (cycle, _) = try firstCycle(snapshot)
         let sentence = LeakTrace.verdict(for: cycle, in: snapshot)
         #expect(
@@ -191,13 +210,26 @@ struct LeakVerdictTests {
         #expect(LeakTrace.hint(for: cycle, in: snapshot).hasPrefix("cut "))
     }
 
+    @Test("a collection spelled `Optional<[T]>` cannot be weak either: it is cleared, never rewritten")
+    func spelledOutOptionalCollection() throws {
+        let snapshot = pair(
+            "Parent", "child", "Child", back: "parent",
+            declaring: FieldDeclaration(
+                type: "Child", field: "parent", file: "Sources/App/Child.swift", line: 4,
+                text: "var parent: Optional<[Parent]>"))
+        let (cycle, _) = try firstCycle(snapshot)
+        let fix = try #require(LeakTrace.fix(for: cycle, in: snapshot, rules: []))
+        #expect(fix.advice.contains("which cannot be weak"), "\(fix.advice)")
+        #expect(!LeakTrace.verdict(for: cycle, in: snapshot).contains("weak var parent"))
+    }
+
     @Test("of a loop's fields, the user's own is the one to change, not a dependency's")
     func ownFieldBeforeDependency() throws {
         var snapshot = pair(
             "Delegate", "connection", "Connection", back: "delegate",
             declaring: FieldDeclaration(
                 type: "Connection", field: "delegate", file: "swift-nio/Sources/NIOCore/Connection.swift", line: 7,
-                text: "var delegate: Delegate?"))
+                text: "var delegate: Delegate?", isInDependency: true))
         snapshot.fieldDeclarations.append(
             FieldDeclaration(
                 type: "Delegate", field: "connection", file: "Sources/App/Delegate.swift", line: 3,

@@ -50,6 +50,19 @@ struct ForwarderTargetsTests {
         }
     #endif
 
+    @Test("a thunk whose code leads to no function of the name it forwards to is left as it is")
+    func wrongNameTurnedDown() {
+        // Real code with calls in it, named as a thunk for a closure it is not: every jump's
+        // target and every address inside is some other function.
+        let code: @convention(c) () -> Void = { print("not the closure", Int.random(in: 0..<10)) }
+        let address = UInt(bitPattern: unsafeBitCast(code, to: Int.self))
+        let claimed = Symbolicator.Frame(
+            function: "partial apply for closure #9 in Nowhere.f()", file: "/<compiler-generated>", line: 0,
+            image: "LeakGraphPackageTests.xctest", isInternal: false)
+        #expect(!ForwarderTargets.codeBytes(at: address).isEmpty)
+        #expect(ForwarderTargets.sourced([address: claimed]) == [address: claimed])
+    }
+
     @Test("frames with a line, and thunks whose code cannot be read, are left as they are")
     func othersUnchanged() {
         let sourced = Symbolicator.Frame(
