@@ -12,8 +12,7 @@ enum LeakHint {
         guard let fix = LeakTrace.fix(for: cycle, in: picture) else { return nil }
         return LeakSummary.Hint(
             from: fix.step.from, to: fix.step.to, label: fix.step.label, edge: fix.edge, fix: fix.advice,
-            ends: fix.madeByUser.map { picture.object($0)?.type ?? "#\($0)" },
-            nothingToChange: fix.isDependencyOwn ? true : nil)
+            opening: fix.remedy == .cut ? nil : fix.opening(in: picture))
     }
 
     static func verdict(for cycle: Cycle, in snapshot: GraphSnapshot, edges: CycleEdges, keptAlive: Int = 0)

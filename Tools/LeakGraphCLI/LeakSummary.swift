@@ -215,19 +215,13 @@ package struct LeakSummary: Sendable, Hashable, Codable {
         /// The usual fix.
         package var fix: String
 
-        /// For a cycle of a dependency's own objects, what the user's code made and should end
-        /// (`NIOAsyncTestingChannel`) instead of an edge to cut; nil otherwise.
-        package var ends: String? = nil
-        /// For a cycle of a dependency's own objects none of which the user's code made: true
-        /// (nothing to cut, nothing to end); nil otherwise.
-        package var nothingToChange: Bool? = nil
+        /// How the fix line starts (``LeakTrace/Fix/opening(in:)``): `cut <edge>` when nil (and
+        /// in reports written before it was kept), `end NIOAsyncTestingChannel` for a
+        /// dependency's own cycle.
+        package var opening: String? = nil
 
         /// `Fix: cut <edge>: <fix>` (`Fix: end <object>: <fix>`): the same line as test failures
         /// and the demo.
-        package var line: String {
-            if let ends { return "Fix: end \(ends): \(fix)" }
-            if nothingToChange == true { return "Fix: nothing to change in your code: \(fix)" }
-            return "Fix: cut \(edge): \(fix)"
-        }
+        package var line: String { "Fix: \(opening ?? "cut \(edge)"): \(fix)" }
     }
 }

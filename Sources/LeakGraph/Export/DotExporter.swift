@@ -352,7 +352,7 @@ public enum DotExporter {
         var cuts: [EdgeKey: LeakTrace.Fix] = [:]
         for cycle in cycles.lazy.filter(\.leaked).prefix(100) where cycle.objects.allSatisfy(drawn.contains) {
             // A dependency's own cycle has no edge to cut (its fix ends what the user's code made).
-            if let fix = LeakTrace.fix(for: cycle, in: picture), fix.madeByUser == nil, !fix.isDependencyOwn {
+            if let fix = LeakTrace.fix(for: cycle, in: picture), fix.remedy == .cut {
                 cuts[EdgeKey(from: fix.step.from, to: fix.step.to, label: fix.step.label)] = fix
             }
         }

@@ -204,12 +204,31 @@ public enum LeakTrace {
         public var advice: String
         /// The change in a few words, as the verdict sentence ends: `make the capture weak`.
         public var action: String
-        /// For a cycle inside a dependency's own objects, the member the user's code made (its
-        /// allocation is where the fix goes: ending it is what breaks the cycle); nil otherwise.
-        package var madeByUser: UInt64? = nil
-        /// Whether the cycle is a dependency's own, with nothing in it the user's code made:
-        /// no edge to cut and no line to fix are given.
-        package var isDependencyOwn = false
+        /// What the user does: cut ``step`` (the usual), or, for a cycle among a dependency's own
+        /// objects, end the member the user's code made, or nothing.
+        package var remedy = Remedy.cut
+
+        /// What a fix asks of the user.
+        package enum Remedy: Sendable, Hashable {
+            /// Cut the edge (make it weak, clear it, dispose).
+            case cut
+            /// End the member the user's code made (its allocation is where the fix goes:
+            /// ending it is what breaks a dependency's own cycle).
+            case end(UInt64)
+            /// Nothing: the cycle is a dependency's own, and nothing in it is the user's. No
+            /// edge to cut and no line to fix are given.
+            case nothingToChange
+        }
+
+        /// How the fix line starts, before its advice: `cut Child —parent→ Parent`, `end
+        /// NIOAsyncTestingChannel`, `nothing to change in your code`.
+        package func opening(in snapshot: GraphSnapshot) -> String {
+            switch remedy {
+            case .cut: "cut \(edge)"
+            case .end(let made): "end \(snapshot.object(made)?.type ?? "#\(made)")"
+            case .nothingToChange: "nothing to change in your code"
+            }
+        }
     }
 
     /// Labels that usually name a reference back up an ownership tree.
@@ -353,45 +372,10 @@ public enum LeakTrace {
         var back = steps.first { step in backReferenceWords.contains { step.label.lowercased().contains($0) } } ?? last
         // A field a dependency declares cannot be changed by the user: one of the user's own on
         // the loop is the one to change; with none, the cycle is the dependency's own structure.
-        func declaration(of step: Cycle.PathStep) -> FieldDeclaration? {
-            FieldDeclaration.fieldName(ofLabel: step.label).flatMap {
-                snapshot.declaration(of: $0, in: type(step.from))
-            }
-        }
-        if let declared = declaration(of: back), let library = declared.dependencyName {
-            // The user's own fields on the loop, a back reference first (making an owning one
-            // weak would free what it owns at once).
-            let own = steps.filter { step in declaration(of: step).map { $0.dependencyName == nil } ?? false }
-            if let field = own.first(where: { step in
-                backReferenceWords.contains { step.label.lowercased().contains($0) }
-            }) ?? own.first {
-                back = field
-            } else if let made = madeByUserCode(cycle, snapshot) {
-                // NIO's channel pipeline (`ChannelHandlerContext.prev` ⇄ `next`), broken when the
-                // channel is closed: the fix is to end what the user's code made, where it made it.
-                let madeType = type(made)
-                var fix = make(
-                    back,
-                    "`\(back.label)` in \(type(back.from)) is declared by \(library) (`\(declared.text)`, \(declared.file):"
-                        + "\(declared.line)), not in your code: \(library) lets go of this cycle when what holds it is "
-                        + "ended. End \(madeType), which your code made, when you are done with it (close, finish, "
-                        + "cancel or shut it down, as \(library) documents).",
-                    "end \(baseName(madeType)) when done (close, finish or cancel it); the cycle is \(library)'s own")
-                fix.madeByUser = made
-                return fix
-            } else {
-                // Nothing of the user's in it (a dependency's singleton and its event loops):
-                // said as the dependency's, never as a change to the dependency's file.
-                var fix = make(
-                    back,
-                    "`\(back.label)` in \(type(back.from)) is declared by \(library) (`\(declared.text)`, \(declared.file):"
-                        + "\(declared.line)), and none of the cycle's objects was made by your code: the cycle is "
-                        + "\(library)'s own, and it ends when \(library) lets it go (a retained one, when what holds it "
-                        + "from outside does).",
-                    "nothing to change in your code: the cycle is \(library)'s own")
-                fix.isDependencyOwn = true
-                return fix
-            }
+        switch dependencyChoice(cycle, back: back, in: snapshot, make: make) {
+        case .fix(let fix): return fix
+        case .field(let field): back = field
+        case .none: break
         }
         let backField = FieldDeclaration.fieldName(ofLabel: back.label)
         if let field = backField, isInsideField(back.label) {
@@ -440,10 +424,7 @@ public enum LeakTrace {
     /// The fix as one line: `cut <edge>: <advice>`.
     public static func hint(for cycle: Cycle, in snapshot: GraphSnapshot) -> String {
         guard let fix = fix(for: cycle, in: snapshot) else { return "make one reference in the cycle weak." }
-        // A dependency's own cycle is not cut: what the user's code made is ended.
-        if let made = fix.madeByUser { return "end \(snapshot.object(made)?.type ?? "#\(made)"): \(fix.advice)" }
-        if fix.isDependencyOwn { return "nothing to change in your code: \(fix.advice)" }
-        return "cut \(fix.edge): \(fix.advice)"
+        return "\(fix.opening(in: snapshot)): \(fix.advice)"
     }
 
     /// The fix line every output uses (test failures, `leakgraph report`, the HTML page, the
@@ -511,12 +492,17 @@ public enum LeakTrace {
             let edge = snapshot.edges.first {
                 $0.from == fix.step.from && $0.to == fix.step.to && $0.label == fix.step.label
             }
-            if let made = fix.madeByUser, let frame = snapshot.stack(snapshot.object(made)?.stack)?.userFrameDescription
-            {
-                return placeDescription(frame)
+            switch fix.remedy {
+            case .end(let made):
+                if let frame = snapshot.stack(snapshot.object(made)?.stack)?.userFrameDescription {
+                    return placeDescription(frame)
+                }
+            case .nothingToChange:
+                // No line of the user's to give, and never one of the dependency's.
+                return nil
+            case .cut:
+                break
             }
-            // No line of the user's to give, and never one of the dependency's.
-            if fix.isDependencyOwn { return nil }
             if let field = FieldDeclaration.fieldName(ofLabel: fix.step.label),
                 let owner = snapshot.object(fix.step.from)?.type,
                 let declaration = snapshot.declaration(of: field, in: owner), declaration.dependencyName == nil
@@ -543,37 +529,6 @@ public enum LeakTrace {
             }
         }
         return nil
-    }
-
-    /// The member of `cycle` the user's code made itself: of those the user's frame made by
-    /// calling an initialiser (only initialisers between the allocation and that frame: not a
-    /// dependency's singleton made lazily under some call of the user's), the one allocated
-    /// nearest that frame (`NIOAsyncTestingChannel()` at the user's line, not the pipeline its
-    /// initialiser made); nil when there is none. (A frame in another package, by its path as
-    /// reports show it, is taken for a dependency's: a local package's too, which then gets the
-    /// more cautious "the dependency's own".)
-    static func madeByUserCode(_ cycle: Cycle, _ snapshot: GraphSnapshot) -> UInt64? {
-        var best: (id: UInt64, depth: Int)?
-        for id in cycle.path.map(\.from) + cycle.objects {
-            guard let stack = snapshot.stack(snapshot.object(id)?.stack), let depth = stack.userFrame,
-                stack.frames.indices.contains(depth),
-                Symbolicator.dependencyName(ofShortPath: placeFile(stack.frames[depth])) == nil,
-                stack.frames[..<depth].allSatisfy({ $0.containsBytes("init(") || $0.containsBytes("__allocating_init") }
-                )
-            else { continue }
-            if best.map({ depth < $0.depth }) ?? true { best = (id, depth) }
-        }
-        return best?.id
-    }
-
-    /// The file of `function at path/File.swift:12`: `path/File.swift`.
-    static func placeFile(_ frame: String) -> String {
-        guard let range = frame.range(of: " at ", options: .backwards) else { return "" }
-        let place = frame[range.upperBound...]
-        guard let colon = place.lastIndex(of: ":"), place[place.index(after: colon)...].allSatisfy(\.isNumber) else {
-            return String(place)
-        }
-        return String(place[..<colon])
     }
 
     /// `function at path/File.swift:12` → `File.swift:12 (function)`.

@@ -31,7 +31,9 @@ public enum Symbolicator {
         /// `function at file:line`, or the best available part.
         public var description: String {
             var text = function ?? "???"
-            if text.hasPrefix("partial apply for ") { text.removeFirst("partial apply for ".count) }
+            if text.hasPrefix(ForwarderTargets.forwarderPrefix) {
+                text.removeFirst(ForwarderTargets.forwarderPrefix.count)
+            }
             // Closures in `main.swift`'s top-level code demangle with an empty context
             // (`closure #1 in `): name it.
             // (Checked before replacing, as bytes: Foundation's replace was a third of a big
@@ -317,7 +319,8 @@ public enum Symbolicator {
             else { continue }
             // Thunks name the closure they forward to: "partial apply for closure #1 in f()".
             var name = Substring(function)
-            for prefix in ["partial apply for ", "reabstraction thunk helper from "] where name.hasPrefix(prefix) {
+            for prefix in [ForwarderTargets.forwarderPrefix, "reabstraction thunk helper from "]
+            where name.hasPrefix(prefix) {
                 name = name.dropFirst(prefix.count)
             }
             snapshot.objects[index].type = ObjectInfo.namedClosureContextPrefix + name
