@@ -541,23 +541,30 @@ static int32_t lg_intern_stack_of_thread(const uintptr_t *frames, int count) {
 // stack is found without comparing or hashing them. A function allocating at many lines (an
 // unrolled loop, a test's set-up) shares one walk from its caller, which the recent stacks above,
 // one per innermost frame in 8 entries, could not hold: there 4 of 10 allocations missed and took
-// the stack table's lock. 32 entries of 24 bytes (thread-locals come out of every thread's stack).
-enum { lg_repeat_site_bits = 5, lg_repeat_sites = 1 << lg_repeat_site_bits };
+// the stack table's lock. Four ways a set: with one entry per hash, a round of twelve sites
+// (`leakgraph-bench --case process-churn-stacks`) still had half of them evicting each other every
+// round. 64 entries of 24 bytes (thread-locals come out of every thread's stack).
+enum { lg_repeat_set_bits = 4, lg_repeat_ways_per_set = 4 };
 typedef struct {
     uint64_t token;
     uintptr_t pc;
     int32_t stack;
     int32_t count;
 } lg_repeat_site;
-static __thread lg_repeat_site lg_thread_repeat_sites[lg_repeat_sites];
+static __thread lg_repeat_site lg_thread_repeat_sites[(1 << lg_repeat_set_bits) * lg_repeat_ways_per_set];
+static __thread unsigned lg_thread_repeat_site_next = 0;  // the way a miss replaces next, in turn
 
 static inline int32_t lg_intern_repeated_stack(uint64_t token, const uintptr_t *frames, int count) {
-    lg_repeat_site *site =
-        &lg_thread_repeat_sites[((frames[0] ^ token) * 0x9E3779B97F4A7C15ull) >> (64 - lg_repeat_site_bits)];
+    lg_repeat_site *set = &lg_thread_repeat_sites[(((frames[0] ^ token) * 0x9E3779B97F4A7C15ull) >> (64 - lg_repeat_set_bits))
+                                                  * lg_repeat_ways_per_set];
     // Tokens start at 1: a zeroed entry never matches.
-    if (site->token == token && site->pc == frames[0] && site->count == count) return site->stack;
+    for (int way = 0; way < lg_repeat_ways_per_set; way++) {
+        if (set[way].token == token && set[way].pc == frames[0] && set[way].count == count) return set[way].stack;
+    }
     int32_t stack = lg_intern_stack_of_thread(frames, count);
-    if (stack >= 0) *site = (lg_repeat_site){token, frames[0], stack, count};
+    if (stack >= 0) {
+        set[lg_thread_repeat_site_next++ % lg_repeat_ways_per_set] = (lg_repeat_site){token, frames[0], stack, count};
+    }
     return stack;
 }
 

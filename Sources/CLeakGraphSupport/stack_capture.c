@@ -48,6 +48,7 @@ static _Atomic int lg_loaded = 0;
 
 #if defined(__x86_64__) && defined(__linux__)
 #define LG_LEARNED_RULES 1
+#include <emmintrin.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -343,9 +344,12 @@ static __thread volatile int lg_memo_busy = 0;
 // walk at that same start but reached from another caller differs in some word and walks.
 // Up to lg_repeat_ways walks per thread (the same start may have several), replaced in turn.
 enum { lg_repeat_ways = 8, lg_repeat_frames = 40 };
-// 1,008 bytes a way: what a step read is kept as its offset from the walk's start (`sp`, the
+// 1,024 bytes a way: what a step read is kept as its offset from the walk's start (`sp`, the
 // lowest of them: a thread's stack is far smaller than 4 GB) and the word, and the frames are the
-// return addresses read (a remembered walk's frame 1 is `pc`, frame k + 2 is returnWords[k]).
+// return addresses read (a remembered walk's frame 1 is `pc`, frame k + 2 is words[k]).
+// The words read are one list, the return addresses first (so the frames copy out in one go)
+// then the saved rbps, checked two at a time (lg_repeat_words_hold): a capture in a test process
+// checks some sixty words, and one compare and branch each was most of a repeated capture.
 // Static thread-locals are carved from every thread's stack by glibc: kept small.
 typedef struct {
     uint64_t token;         // this thread's number for the walk now in the way (never reused)
@@ -354,11 +358,10 @@ typedef struct {
     int total;              // the frames asked for, from frame 1; 0 for an empty way
     int frames;             // the frames the walk found from frame 1 (fewer when the stack ended)
     int returnReads;        // frames - 1, and one more when the last step read a return address of 0
-    int rbpReads;
-    uint32_t returnOffsets[lg_repeat_frames];
-    uint32_t rbpOffsets[lg_repeat_frames];
-    uintptr_t returnWords[lg_repeat_frames];
-    uintptr_t rbpWords[lg_repeat_frames];
+    int reads;              // returnReads and the saved rbps read after them, rounded up to even
+    uint32_t offsets[2 * lg_repeat_frames];
+    // 16-byte aligned: words 2i and 2i + 1 are compared as one vector.
+    uintptr_t words[2 * lg_repeat_frames] __attribute__((aligned(16)));
 } lg_repeat_walk;
 static __thread lg_repeat_walk lg_repeats[lg_repeat_ways];
 static __thread int lg_repeat_next = 0;
@@ -655,13 +658,22 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
     return written;
 }
 
-// Whether each of the `count` words at `base + offsets[i]` still holds `words[i]`.
+// Whether each of the `count` words at `base + offsets[i]` still holds `words[i]` (`count` even,
+// `words` 16-byte aligned). Two words a step, differences gathered and tested once at the end:
+// every address was inside this thread's stack above `base` when the walk was remembered and
+// `base` is where this thread's stack pointer is again, so reading past a first difference is as
+// safe as reading up to it (SSE2, which every x86-64 has: two loads, one exclusive or and one or
+// for two words, where a compare and a branch each took seven instructions).
 __attribute__((always_inline, no_sanitize("address", "thread"))) static inline int lg_repeat_words_hold(
     uintptr_t base, const uint32_t *offsets, const uintptr_t *words, int count) {
-    for (int read = 0; read < count; read++) {
-        if (*(const uintptr_t *)(base + offsets[read]) != words[read]) return 0;
+    __m128i differences = _mm_setzero_si128();
+    for (int read = 0; read < count; read += 2) {
+        __m128i low = _mm_loadl_epi64((const __m128i *)(base + offsets[read]));
+        __m128i both = _mm_castpd_si128(
+            _mm_loadh_pd(_mm_castsi128_pd(low), (const double *)(base + offsets[read + 1])));
+        differences = _mm_or_si128(differences, _mm_xor_si128(both, _mm_load_si128((const __m128i *)&words[read])));
     }
-    return 1;
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(differences, _mm_setzero_si128())) == 0xFFFF;
 }
 
 // The frames of the walk from `state` (frame 0) when a remembered walk fits: one from its caller,
@@ -679,16 +691,14 @@ __attribute__((always_inline, no_sanitize("address", "thread"))) static inline i
         const lg_repeat_walk *walk = &lg_repeats[way];
         if (walk->total != total - 1 || walk->pc != caller->pc || walk->sp != caller->sp) continue;
         if (walk->rbpMatters && walk->rbp != caller->rbp) continue;
-        if (!lg_repeat_words_hold(walk->sp, walk->returnOffsets, walk->returnWords, walk->returnReads)
-            || !lg_repeat_words_hold(walk->sp, walk->rbpOffsets, walk->rbpWords, walk->rbpReads))
-            continue;
+        if (!lg_repeat_words_hold(walk->sp, walk->offsets, walk->words, walk->reads)) continue;
         // Frames [skip, total) of the walk from frame 0: frame 0, frame 1, then the return addresses.
         int written = 0;
         if (skip == 0) buffer[written++] = state->pc;
         if (skip <= 1) buffer[written++] = walk->pc;
         int from = skip > 2 ? skip - 2 : 0;
         if (walk->frames - 1 > from) {
-            memcpy(&buffer[written], &walk->returnWords[from], (size_t)(walk->frames - 1 - from) * sizeof(uintptr_t));
+            memcpy(&buffer[written], &walk->words[from], (size_t)(walk->frames - 1 - from) * sizeof(uintptr_t));
             written += walk->frames - 1 - from;
         }
         lg_repeat_hits++;
@@ -738,8 +748,8 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
         lg_frame_state end = {0, 0, 0, 0, 0};
         if (lg_step(&last, &end, high) != 0) return;
         if (end.sp != 0) {
-            walk->returnOffsets[returnReads] = (uint32_t)(end.sp - 8 - base);
-            walk->returnWords[returnReads] = *(const uintptr_t *)(end.sp - 8);
+            walk->offsets[returnReads] = (uint32_t)(end.sp - 8 - base);
+            walk->words[returnReads] = *(const uintptr_t *)(end.sp - 8);
             returnReads++;
         }
         rbpNeeded = last.usesFramePointer != 0;
@@ -747,12 +757,13 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
     for (int index = frames - 2; index >= 1; index--) {
         const lg_frame_state *frame = &memo[index];
         uintptr_t returnSlot = frame[1].sp - 8;
-        walk->returnOffsets[index - 1] = (uint32_t)(returnSlot - base);
-        walk->returnWords[index - 1] = *(const uintptr_t *)returnSlot;
+        walk->offsets[index - 1] = (uint32_t)(returnSlot - base);
+        walk->words[index - 1] = *(const uintptr_t *)returnSlot;
         if (frame->rbpSlot != 0) {
             if (rbpNeeded) {
-                walk->rbpOffsets[rbpReads] = (uint32_t)(frame->rbpSlot - base);
-                walk->rbpWords[rbpReads] = *(const uintptr_t *)frame->rbpSlot;
+                // After the return addresses (all `returnReads` of them are known already).
+                walk->offsets[returnReads + rbpReads] = (uint32_t)(frame->rbpSlot - base);
+                walk->words[returnReads + rbpReads] = *(const uintptr_t *)frame->rbpSlot;
                 rbpReads++;
             }
             rbpNeeded = 0;
@@ -765,7 +776,14 @@ __attribute__((noinline, no_sanitize("address", "thread"))) static void lg_repea
     walk->rbpMatters = rbpNeeded;
     walk->frames = frames - 1;
     walk->returnReads = returnReads;
-    walk->rbpReads = rbpReads;
+    int reads = returnReads + rbpReads;
+    if (reads & 1) {
+        // Checked in pairs: the last word once more.
+        walk->offsets[reads] = walk->offsets[reads - 1];
+        walk->words[reads] = walk->words[reads - 1];
+        reads++;
+    }
+    walk->reads = reads;
     __asm__ volatile("" ::: "memory");
     walk->total = total - 1;
     lg_repeat_next = (lg_repeat_next + 1) & (lg_repeat_ways - 1);
@@ -954,6 +972,15 @@ int lg_stack_bounds_for_tests(uintptr_t *low, uintptr_t *high, uintptr_t *system
     *high = lg_stack_high;
     return lg_stack_bounds_by_entry;
 #else
+    return -1;
+#endif
+}
+
+int lg_repeat_words_hold_for_tests(uintptr_t base, const uint32_t *offsets, const uintptr_t *words, int count) {
+#if LG_LEARNED_RULES
+    return lg_repeat_words_hold(base, offsets, words, count);
+#else
+    (void)base, (void)offsets, (void)words, (void)count;
     return -1;
 #endif
 }

@@ -54,6 +54,10 @@ uint64_t lg_unwinder_captures_on_this_thread(void);
 /// How many of this thread's captures were answered from a remembered walk: a capture that starts
 /// where one of the thread's recent walks started and finds every word that walk read unchanged.
 uint64_t lg_stack_repeats_on_this_thread(void);
+/// For tests: the check a repeated capture makes, on `count` words at `base + offsets[i]` against
+/// `words[i]` (`count` even, `words` 16-byte aligned). Returns 1 when all hold, 0 when one
+/// differs, -1 where captures are not walked by learned rules.
+int lg_repeat_words_hold_for_tests(uintptr_t base, const uint32_t *offsets, const uintptr_t *words, int count);
 /// For tests: this thread's stack bounds as captures check frames against them (`low`, `high`)
 /// and as `pthread_getattr_np` gives them (`systemLow`, `systemHigh`). Returns 1 on the main
 /// thread when its bounds were found without reading `/proc/self/maps`, 0 when they came from

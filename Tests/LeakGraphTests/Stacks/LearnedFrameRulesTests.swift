@@ -143,6 +143,39 @@ struct LearnedFrameRulesTests {
         #expect(repeats >= 15)
     }
 
+    @Test("a repeated capture's check finds one changed byte in any word it compares, the last pair's too")
+    func repeatCheckFindsEveryChange() {
+        guard lg_learned_frame_rules() == 1 else { return }
+        // Words scattered over a buffer as a walk's reads are over a stack (not in order, some
+        // side by side); the count is odd before the last word is repeated, as remembering pads.
+        let stack = UnsafeMutablePointer<UInt>.allocate(capacity: 64)
+        defer { stack.deallocate() }
+        for index in 0..<64 { stack[index] = UInt(index) &* 0x9E37_79B9_7F4A_7C15 }
+        var slots: [Int] = [3, 4, 40, 7, 8, 63, 20, 21, 0]
+        slots.append(slots[slots.count - 1])
+        let offsets = slots.map { UInt32($0 * MemoryLayout<UInt>.stride) }
+        let words = UnsafeMutablePointer<UInt>.allocate(capacity: slots.count)
+        defer { words.deallocate() }
+        #expect(Int(bitPattern: words) % 16 == 0)
+        for (index, slot) in slots.enumerated() { words[index] = stack[slot] }
+        let base = UInt(bitPattern: stack)
+        func holds() -> Int32 { lg_repeat_words_hold_for_tests(base, offsets, words, Int32(slots.count)) }
+        #expect(holds() == 1)
+        var missed: [String] = []
+        for slot in Set(slots) {
+            for byte in 0..<MemoryLayout<UInt>.size {
+                let original = stack[slot]
+                stack[slot] ^= UInt(1) << (byte * 8)
+                if holds() != 0 { missed.append("word \(slot) byte \(byte)") }
+                stack[slot] = original
+            }
+        }
+        #expect(missed.isEmpty, "\(missed)")
+        // A word no read names may change freely.
+        stack[30] &+= 1
+        #expect(holds() == 1)
+    }
+
     @Test("skipping a frame drops exactly the innermost one")
     func skipping() {
         let (full, skipped) = captureWithAndWithoutSkip()

@@ -62,7 +62,27 @@ func processTrackingCases() -> [BenchCase] {
             }
         }
     }
+    /// Goal 1's churn (issue 33): rounds of a holder, ten small objects made at ten lines and
+    /// kept in its array, and a closure capturing it, all freed at the round's end.
+    func churn(_ name: String, _ variant: String, recording: Bool, stacks: StackCaptureMode) -> BenchCase {
+        BenchCase(
+            name: name, group: "whole-process churn (a round: 12 objects and an array)", variant: variant,
+            unit: "round", iterations: 300_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true, stacks: stacks)
+            if recording { LeakGraph.trackAllObjects() }
+            return atDepth(benchDepth) {
+                measure(context.iterations) {
+                    for round in 0..<context.iterations { churnRound(round) }
+                    closureSlot = nil
+                }
+            }
+        }
+    }
     return [
+        churn("process-churn-passive", "recording off (hooks linked)", recording: false, stacks: .off),
+        churn("process-churn-nostacks", "recording on, stacks off", recording: true, stacks: .off),
+        churn("process-churn-stacks", "recording on, default stacks", recording: true, stacks: defaultStackMode),
         plain("process-alloc-passive", "recording off (hooks linked)", recording: false, stacks: .off),
         plain("process-alloc-nostacks", "recording on, stacks off", recording: true, stacks: .off),
         plain("process-alloc-stacks32", "recording on, stacks all:32", recording: true, stacks: .all(depth: 32)),
@@ -73,6 +93,28 @@ func processTrackingCases() -> [BenchCase] {
         live("process-live-64b-passive", "64-byte allocations, recording off", recording: false) { FourWords() },
         live("process-live-64b", "64-byte allocations, recording on, stacks off", recording: true) { FourWords() },
     ]
+}
+
+/// Holds one churn round's objects.
+final class ChurnHolder {
+    var items: [PlainLeaf] = []
+}
+
+/// One round of the churn: ten allocation sites, as a program's ten lines making objects.
+@inline(never)
+func churnRound(_ round: Int) {
+    let holder = ChurnHolder()
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    holder.items.append(PlainLeaf())
+    closureSlot = { holder.items.count &+ round }
 }
 
 /// An object of 48 bytes (a header and four words): malloc gives it a 64-byte chunk.
