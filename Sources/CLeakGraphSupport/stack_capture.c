@@ -1016,15 +1016,16 @@ int lg_capture_stack_from(uintptr_t pc, uintptr_t sp, uintptr_t rbp, uintptr_t *
 #endif
 }
 
-// Return addresses are numbered from this function's caller: R1 is the return address into the
-// caller of lg_capture_stack, R2 the one into its caller, and so on; the buffer gets R(1+skip)….
-// Never inlined: the numbering counts this function's own frame.
+// Return addresses are numbered from the caller of lg_capture_stack (or of
+// lg_capture_stack_keyed): R1 is the return address into that caller, R2 the one into its caller,
+// and so on; the buffer gets R(1+skip)…. Inlined into both, which are never inlined themselves:
+// the numbering counts their own frame, and __builtin_frame_address(0) is theirs.
 #if LG_LEARNED_RULES
-__attribute__((noinline, no_sanitize("address", "thread")))
+__attribute__((always_inline, no_sanitize("address", "thread")))
 #else
-__attribute__((noinline))
+__attribute__((always_inline))
 #endif
-int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
+static inline int lg_capture_stack_here(uintptr_t *buffer, int capacity, int skip, uint64_t *token) {
     if (__builtin_expect(!atomic_load_explicit(&lg_loaded, memory_order_acquire), 0)) {
         // Not in a forked child: the parent may have been loading at the fork (see above).
         if (lg_is_forked_child()) return 0;
@@ -1042,8 +1043,7 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
             lg_frame_state state = {
                 (uintptr_t)__builtin_return_address(0), frame + 16, *(const uintptr_t *)frame, 0, 0};
             int total = capacity + skip;  // frames wanted, counted from R1
-            uint64_t token = 0;  // frames with a skip are not keyed by token
-            int written = lg_walk_learning(state, lg_stack_high, total, buffer, skip, &token);
+            int written = lg_walk_learning(state, lg_stack_high, total, buffer, skip, token);
             // In a forked child, no libunwind: its own lock may have been held by a thread of the
             // parent at the fork (a child hung in _ULx86_64_step under the thread sanitizer). A
             // stack the learned rules cannot walk is then left out: the object is recorded
@@ -1058,6 +1058,7 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
                 // frames[0] is in this function, frames[1] is R1.
                 written = lg_capture_with_unwinder(buffer, capacity, 1 + skip);
             }
+            if (written <= 0) *token = 0;
             return written;
         }
     }
@@ -1065,6 +1066,68 @@ int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
     if (lg_is_forked_child()) return 0;  // no unwinder in a forked child (see above)
     // frames[0] is in this function, frames[1] is R1.
     return lg_capture_with_unwinder(buffer, capacity, 1 + skip);
+}
+
+#if LG_LEARNED_RULES
+__attribute__((noinline, no_sanitize("address", "thread")))
+#else
+__attribute__((noinline))
+#endif
+int lg_capture_stack(uintptr_t *buffer, int capacity, int skip) {
+    uint64_t token = 0;
+    return lg_capture_stack_here(buffer, capacity, skip, &token);
+}
+
+#if LG_LEARNED_RULES
+__attribute__((noinline, no_sanitize("address", "thread")))
+#else
+__attribute__((noinline))
+#endif
+int lg_capture_stack_keyed(uintptr_t *buffer, int capacity, int skip, uint64_t *token) {
+    *token = 0;
+    return lg_capture_stack_here(buffer, capacity, skip, token);
+}
+
+// The registry's interned stacks (Swift's `StackTable`, not the whole-process table) this thread
+// found for remembered walks: a tracked object's repeated capture has frames known to be that
+// walk's, so its stack's number is found without hashing them under the registry's lock. Keyed by
+// the walk's token, the first frame kept and the count, which together fix the frames (a token's
+// walk has one length, so the count fixes how many frames were skipped). Written token last, and
+// emptied first, so that a capture from a signal handler in between reads a miss, never a
+// half-written entry. 64 entries of 24 bytes, four ways a set.
+enum { lg_keyed_set_bits = 4, lg_keyed_ways = 4 };
+typedef struct {
+    uint64_t token;
+    uintptr_t first;
+    int32_t stack;
+    int32_t count;
+} lg_keyed_stack;
+static __thread lg_keyed_stack lg_keyed_stacks[(1 << lg_keyed_set_bits) * lg_keyed_ways];
+static __thread unsigned lg_keyed_next = 0;
+
+static inline lg_keyed_stack *lg_keyed_set(uint64_t token, uintptr_t first) {
+    return &lg_keyed_stacks[(((first ^ token) * 0x9E3779B97F4A7C15ull) >> (64 - lg_keyed_set_bits)) * lg_keyed_ways];
+}
+
+int32_t lg_keyed_stack_lookup(uint64_t token, uintptr_t first, int count) {
+    if (token == 0) return -1;
+    const lg_keyed_stack *set = lg_keyed_set(token, first);
+    for (int way = 0; way < lg_keyed_ways; way++) {
+        if (set[way].token == token && set[way].first == first && set[way].count == count) return set[way].stack;
+    }
+    return -1;
+}
+
+void lg_keyed_stack_remember(uint64_t token, uintptr_t first, int count, int32_t stack) {
+    if (token == 0 || stack < 0) return;
+    lg_keyed_stack *entry = &lg_keyed_set(token, first)[lg_keyed_next++ % lg_keyed_ways];
+    entry->token = 0;
+    __asm__ volatile("" ::: "memory");
+    entry->first = first;
+    entry->count = count;
+    entry->stack = stack;
+    __asm__ volatile("" ::: "memory");
+    entry->token = token;
 }
 
 __attribute__((noinline)) int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip) {

@@ -29,6 +29,15 @@ void lg_mutex_unlock(lg_mutex *mutex);
 /// replaces the process's `_Unwind_*` or `backtrace` symbols; on x86-64 Linux, frame rules learned
 /// from it per return address walk stacks it has seen (stack_capture.c).
 int lg_capture_stack(uintptr_t *buffer, int capacity, int skip);
+/// lg_capture_stack, also giving the token of the remembered walk whose frames these are (0 when
+/// the frames were walked): the same token, first frame and count are the same frames, so what
+/// was made of them can be kept by that key (lg_keyed_stack_lookup).
+int lg_capture_stack_keyed(uintptr_t *buffer, int capacity, int skip, uint64_t *token);
+/// The registry stack number this thread remembered for a capture's `token`, first frame and
+/// frame count (lg_keyed_stack_remember), or -1. Never a number for a token of 0.
+int32_t lg_keyed_stack_lookup(uint64_t token, uintptr_t first, int count);
+/// Remembers the registry stack number `stack` interned for a capture's key, on this thread.
+void lg_keyed_stack_remember(uint64_t token, uintptr_t first, int count, int32_t stack);
 
 /// lg_capture_stack through the unwinder alone (`unw_backtrace`, or glibc's `backtrace`): what
 /// the learned rules must agree with.

@@ -20,8 +20,8 @@ extension LeakGraph {
         guard lg_get_shared_stack() == 0 else { return try body() }
         let depth = StackCapture.wanted()
         guard depth > 0 else { return try body() }
-        let stackID = StackCapture.withStack(depth: depth, skip: 1) { stack in
-            stack.flatMap { Registry.shared.internStack($0) } ?? -1
+        let stackID = StackCapture.withKeyedStack(depth: depth, skip: 1) { stack, key in
+            stack.flatMap { Registry.shared.internStack($0, key: key) } ?? -1
         }
         guard stackID >= 0 else { return try body() }
         lg_set_shared_stack(Int32(stackID) + 1)

@@ -55,6 +55,18 @@ final class Registry: Sendable {
         state.withLock { $0.internStack(frames) }
     }
 
+    /// Interns a stack captured under `key` (``StackCapture/withKeyedStack(depth:skip:_:)``): a key
+    /// this thread met before gives the number without the lock.
+    func internStack(_ frames: UnsafeBufferPointer<UInt>, key: UInt64) -> Int32? {
+        guard key != 0, let first = frames.first else { return internStack(frames) }
+        let count = Int32(frames.count)
+        let known = lg_keyed_stack_lookup(key, first, count)
+        if known >= 0 { return known }
+        guard let id = internStack(frames) else { return nil }
+        lg_keyed_stack_remember(key, first, count, id)
+        return id
+    }
+
     /// The id of the live tracked object at `address`, if any.
     func objectID(at address: UInt) -> UInt64? {
         state.withLock { state in state.objects.first { $0.address == address }?.id }
@@ -73,6 +85,34 @@ final class Registry: Sendable {
                 address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
                 stateCode: stateCode)
         }
+    }
+
+    /// Registers a `TrackedObject` with a stack captured under `key` (its remembered walk's token,
+    /// 0 for none): a key this thread has met before gives the stack's number without interning
+    /// it, and a new one is remembered once interned.
+    func registerTracked(
+        _ address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, key: UInt64,
+        scope: UInt32, stateCode: UInt8 = 0
+    ) -> Int32 {
+        guard key != 0, let stack, let first = stack.first else {
+            return registerTracked(
+                address, metadata: metadata, label: label, stack: stack, scope: scope, stateCode: stateCode)
+        }
+        let count = Int32(stack.count)
+        let known = lg_keyed_stack_lookup(key, first, count)
+        if known >= 0 {
+            return registerTracked(
+                address, metadata: metadata, label: label, stackID: known, scope: scope, stateCode: stateCode)
+        }
+        let time = coarseWallClockNanoseconds()
+        let (slot, stackID) = state.withLock { state in
+            let slot = state.addTrackedObject(
+                address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
+                stateCode: stateCode)
+            return (slot, state.objects[Int(slot)].stack)
+        }
+        lg_keyed_stack_remember(key, first, count, stackID)
+        return slot
     }
 
     /// Registers a `TrackedObject` with an already interned stack.

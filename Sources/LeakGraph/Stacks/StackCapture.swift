@@ -15,13 +15,21 @@ enum StackCapture {
         return configuration.stackDepth.load(ordering: .relaxed)
     }
 
-    /// Calls `body` with the caller's stack (minus `skip` frames) when the mode wants one for this
-    /// allocation, or with nil.
-    @inline(__always)
-    static func withStackIfWanted<R>(skip: Int, _ body: (UnsafeBufferPointer<UInt>?) -> R) -> R {
-        let depth = wanted()
-        if depth == 0 { return body(nil) }
-        return withStack(depth: depth, skip: skip + 1, body)
+    /// ``withStack(depth:skip:_:)``, also handing `body` the capture's key: the token of the
+    /// remembered walk its frames came from (0 when they were walked), which with the first frame
+    /// and the count names exactly these frames (`lg_keyed_stack_lookup`).
+    @inline(never)
+    static func withKeyedStack<R>(depth: Int, skip: Int, _ body: (UnsafeBufferPointer<UInt>?, UInt64) -> R) -> R {
+        if depth <= 0 { return body(nil, 0) }
+        // As in `withStack`: the C call is made from this function's own frame.
+        let scratch = depth <= Int(LG_STACK_SCRATCH_CAPACITY) ? lg_stack_scratch_acquire() : nil
+        let buffer = scratch ?? UnsafeMutablePointer<UInt>.allocate(capacity: depth)
+        defer {
+            if scratch != nil { lg_stack_scratch_release() } else { buffer.deallocate() }
+        }
+        var token: UInt64 = 0
+        let count = Int(lg_capture_stack_keyed(buffer, Int32(depth), Int32(skip + 1), &token))
+        return body(UnsafeBufferPointer(start: buffer, count: count), token)
     }
 
     @inline(never)

@@ -77,9 +77,16 @@ open class TrackedObject {
             return Registry.shared.registerTracked(
                 address, metadata: metadata, label: label, stackID: shared - 1, scope: scope, stateCode: stateCode)
         }
-        return StackCapture.withStackIfWanted(skip: 1) { stack in
+        let depth = StackCapture.wanted()
+        if depth == 0 {
+            return Registry.shared.registerTracked(
+                address, metadata: metadata, label: label, stack: nil, scope: scope, stateCode: stateCode)
+        }
+        // Keyed: a subscription made again and again captures the same frames, whose stack
+        // number the thread then remembers instead of hashing them under the registry's lock.
+        return StackCapture.withKeyedStack(depth: depth, skip: 2) { stack, key in
             Registry.shared.registerTracked(
-                address, metadata: metadata, label: label, stack: stack, scope: scope, stateCode: stateCode)
+                address, metadata: metadata, label: label, stack: stack, key: key, scope: scope, stateCode: stateCode)
         }
     }
 

@@ -36,6 +36,35 @@ struct StackCaptureTests {
         withExtendedLifetime(leaves) {}
     }
 
+    @Test("objects made again and again at two lines each get their own line's stack, first time or repeated")
+    func repeatedCapturesKeepTheirLines() throws {
+        // The repeated captures share one remembered walk from their caller; the stack number
+        // kept for it must still be per line (and per depth: the third site is one call deeper).
+        let checkpoint = LeakGraph.checkpoint()
+        var made: [(line: Int, leaf: Leaf)] = []
+        for _ in 0..<20 {
+            let first = #line; made.append((first, Leaf()))
+            let second = #line; made.append((second, Leaf()))
+            made.append((0, allocateLeafForStackTest()))
+        }
+        let snapshot = Symbolicator.symbolicate(LeakGraph.snapshot())
+        // Ids follow allocation order: the leaves in id order are `made` in order.
+        let leaves = snapshot.objects(since: checkpoint).mine.filter { $0.type == "Leaf" }.sorted { $0.id < $1.id }
+        try #require(leaves.count == made.count)
+        var stacksByLine: [Int: Set<Int>] = [:]
+        for (entry, leaf) in zip(made, leaves) {
+            stacksByLine[entry.line, default: []].insert(leaf.stack ?? -1)
+        }
+        #expect(stacksByLine.count == 3)
+        #expect(stacksByLine.values.allSatisfy { $0.count == 1 }, "\(stacksByLine)")
+        #expect(Set(stacksByLine.values.compactMap(\.first)).count == 3)
+        for (line, stacks) in stacksByLine where line != 0 {
+            let site = snapshot.stack(stacks.first)?.userFrameDescription
+            #expect(site?.hasSuffix("StackCaptureTests.swift:\(line)") == true, "\(site ?? "no site")")
+        }
+        withExtendedLifetime(made) {}
+    }
+
     @Test("LEAKGRAPH_STACKS syntax parses every mode and rejects junk")
     func modeParsing() {
         #expect(StackCaptureMode(parsing: "off") == .off)

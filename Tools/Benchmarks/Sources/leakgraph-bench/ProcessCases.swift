@@ -63,15 +63,19 @@ func processTrackingCases() -> [BenchCase] {
         }
     }
     /// Goal 1's churn (issue 33): rounds of a holder, ten small objects made at ten lines and
-    /// kept in its array, and a closure capturing it, all freed at the round's end.
-    func churn(_ name: String, _ variant: String, recording: Bool, stacks: StackCaptureMode) -> BenchCase {
+    /// kept in its array, and a closure capturing it, all freed at the round's end; run where
+    /// the benchmark's loop is (a program's main loop, about ten frames deep) or `depth` frames
+    /// further down (a test's, under the test runner's frames).
+    func churn(
+        _ name: String, _ variant: String, recording: Bool, stacks: StackCaptureMode, depth: Int = 0
+    ) -> BenchCase {
         BenchCase(
             name: name, group: "whole-process churn (a round: 12 objects and an array)", variant: variant,
             unit: "round", iterations: 300_000, quickIterations: 1_000
         ) { context in
             configure(tracking: true, stacks: stacks)
             if recording { LeakGraph.trackAllObjects() }
-            return atDepth(benchDepth) {
+            return atDepth(depth) {
                 measure(context.iterations) {
                     for round in 0..<context.iterations { churnRound(round) }
                     closureSlot = nil
@@ -83,6 +87,9 @@ func processTrackingCases() -> [BenchCase] {
         churn("process-churn-passive", "recording off (hooks linked)", recording: false, stacks: .off),
         churn("process-churn-nostacks", "recording on, stacks off", recording: true, stacks: .off),
         churn("process-churn-stacks", "recording on, default stacks", recording: true, stacks: defaultStackMode),
+        churn(
+            "process-churn-stacks-deep", "recording on, default stacks, 40 frames further down", recording: true,
+            stacks: defaultStackMode, depth: benchDepth),
         plain("process-alloc-passive", "recording off (hooks linked)", recording: false, stacks: .off),
         plain("process-alloc-nostacks", "recording on, stacks off", recording: true, stacks: .off),
         plain("process-alloc-stacks32", "recording on, stacks all:32", recording: true, stacks: .all(depth: 32)),
