@@ -92,6 +92,11 @@ struct FileFaultTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["html", dump, "-o", page, "--force", "--top", "5"]
+            // A killed writer's own temporaries (its pictures' dot files) go in this test's folder,
+            // which is removed with it, not in the machine's /tmp.
+            var environment = ProcessInfo.processInfo.environment
+            environment["TMPDIR"] = directory + "/"
+            process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()

@@ -3,12 +3,15 @@ import LeakGraph
 import Testing
 
 @Suite("SafeFileWriter")
-struct FileWriterTests {
+final class FileWriterTests {
     private let directory: String = {
         let path = NSTemporaryDirectory() + "leakgraph-filewriter-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }()
+
+    // A class suite: one instance per test, and its folder goes with it (most tests write nothing there).
+    deinit { try? FileManager.default.removeItem(atPath: directory) }
 
     @Test("pieces written on the writer thread arrive whole and in order, whatever their sizes")
     func overlappedWritesInOrder() throws {
