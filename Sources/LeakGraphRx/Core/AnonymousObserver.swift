@@ -33,7 +33,7 @@ final class AnonymousObserver<Element>: TrackedObject, ObserverType {
         // Active until a terminal event: a subscriber a subject holds directly has no sink to
         // tell whether the subscription can still end.
         super.init(state: .active)
-        if let tracked = disposed?.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
+        if let disposed, let tracked = disposed.trackedObject { addTrackedEdge(to: tracked, label: .disposables) }
     }
 
     @usableFromInline

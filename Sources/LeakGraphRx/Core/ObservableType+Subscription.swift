@@ -19,12 +19,16 @@ extension ObservableType {
         onCompleted: (() -> Void)? = nil, onDisposed: (() -> Void)? = nil
     ) -> Disposable {
         LeakGraph.withSharedAllocationSite {
-            let disposed: Disposable? = onDisposed.map { Disposables.create(with: $0) }
+            guard let onDisposed else {
+                // No `Disposable?` to pass around: each copy of one goes through its type's
+                // value witnesses, nil or not.
+                return asObservable().subscribe(
+                    AnonymousObserver(onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: nil))
+            }
+            let disposed = Disposables.create(with: onDisposed)
             let observer = AnonymousObserver(
                 onNext: onNext, onError: onError, onCompleted: onCompleted, disposed: disposed)
-            let subscription = asObservable().subscribe(observer)
-            guard let disposed else { return subscription }
-            return Disposables.create(subscription, disposed)
+            return Disposables.create(asObservable().subscribe(observer), disposed)
         }
     }
 
