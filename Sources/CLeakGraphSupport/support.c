@@ -257,3 +257,30 @@ size_t lg_safe_copy(void *destination, uintptr_t source, size_t length) {
 void lg_support_fork_prepare(void) {}
 void lg_support_fork_release(int child) { (void)child; }
 #endif
+
+// Volatile loads: the compiler must not turn the loop into a call of memcpy, which the address
+// sanitizer intercepts and checks.
+__attribute__((no_sanitize("address", "thread"))) void lg_copy_from_image(
+    void *destination, uintptr_t source, size_t length) {
+    const volatile uint64_t *words = (const volatile uint64_t *)source;
+    uint64_t *to = (uint64_t *)destination;
+    size_t count = length / 8;
+    for (size_t index = 0; index < count; index++) to[index] = words[index];
+    const volatile unsigned char *bytes = (const volatile unsigned char *)source;
+    unsigned char *rest = (unsigned char *)destination;
+    for (size_t index = count * 8; index < length; index++) rest[index] = bytes[index];
+}
+
+int lg_built_with_address_sanitizer(void) {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 1;
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#else
+    return 0;
+#endif
+}
+

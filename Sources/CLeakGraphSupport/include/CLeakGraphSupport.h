@@ -258,6 +258,15 @@ size_t lg_allocation_size_from_header(uintptr_t header);
 /// than `length` (maybe 0) when part of the range is not readable.
 size_t lg_safe_copy(void *destination, uintptr_t source, size_t length);
 
+/// Copies `length` bytes from `source` (8-byte aligned, in an image's mapping: never unmapped
+/// while the image is loaded) into `destination`, without the sanitizers' checks: for words that
+/// only may be metadata, which may point between an image's globals, where the address
+/// sanitizer sees an out-of-bounds read of the global before.
+void lg_copy_from_image(void *destination, uintptr_t source, size_t length);
+
+/// 1 when this library was built with the address sanitizer, 0 otherwise.
+int lg_built_with_address_sanitizer(void);
+
 // MARK: Whole-process tracking (process_tracking.c)
 
 /// The next object id, shared by tracked objects and whole-process records so that ids follow

@@ -161,6 +161,27 @@ extension TrackedObject {
         Registry.shared.removeAllEdges(from: leakGraphSlot, label: label.id)
     }
 
+    /// ``removeTrackedEdges(label:)`` for two labels in one critical section (a disposer's
+    /// `sink` and `subscription`).
+    package final func removeTrackedEdges(label: EdgeLabel, or otherLabel: EdgeLabel) {
+        guard leakGraphSlot >= 0 else { return }
+        Registry.shared.removeAllEdges(from: leakGraphSlot, label: label.id, or: otherLabel.id)
+    }
+
+    /// ``addTrackedEdge(to:kind:label:)`` for two targets in one critical section (a sink's
+    /// observer and disposer); a nil or untracked target is left out.
+    package final func addTrackedEdges(
+        to first: TrackedObject?, label firstLabel: EdgeLabel, and second: TrackedObject?,
+        label secondLabel: EdgeLabel, kind: EdgeKind = .strong
+    ) {
+        guard leakGraphSlot >= 0 else { return }
+        let firstSlot = first?.trackingSlot ?? -1
+        let secondSlot = second?.trackingSlot ?? -1
+        guard firstSlot >= 0 || secondSlot >= 0 else { return }
+        Registry.shared.addEdges(
+            from: leakGraphSlot, (firstSlot, firstLabel.id), (secondSlot, secondLabel.id), kind: kind)
+    }
+
     /// Replaces the edge `label` from `oldTarget` to `newTarget` in one step (either may be nil).
     public final func replaceTrackedEdge(
         from oldTarget: TrackedObject?, to newTarget: TrackedObject?, kind: EdgeKind = .strong, label: EdgeLabel

@@ -75,12 +75,28 @@ struct UnheldMemory {
         guard count > 0, address != 0, address % 8 == 0, map.readableBytes(at: address) >= UInt(count) else {
             return nil
         }
-        // In an image, or known: read in place. Elsewhere the word may be stale (read from a copy
-        // of freed memory): copied, so that a wrong address cannot fault.
-        guard copies, !map.isImage(address, length: UInt(count)), !usableTypes.contains(address) else {
-            return UnsafeRawPointer(bitPattern: address)
+        // In an image, or known: read in place (an image stays mapped). Elsewhere the word may be
+        // stale (read from a copy of freed memory): copied by the kernel, so that a wrong address
+        // cannot fault.
+        guard copies, !usableTypes.contains(address) else { return UnsafeRawPointer(bitPattern: address) }
+        if map.isImage(address, length: UInt(count)) {
+            // A word that only may be metadata can point between two of an image's globals, which
+            // the address sanitizer takes for an out-of-bounds read of the one before: copied
+            // plainly in such a build.
+            return Self.sanitizingAddresses ? imageCopy(address, count: count) : UnsafeRawPointer(bitPattern: address)
         }
         return copy(address, count: count)
+    }
+
+    /// Whether LeakGraph was built with the address sanitizer.
+    private static let sanitizingAddresses = lg_built_with_address_sanitizer() != 0
+
+    /// A copy of `count` bytes of an image's memory at `address`, kept until ``freeCopies()``.
+    private mutating func imageCopy(_ address: UInt, count: Int) -> UnsafeRawPointer {
+        let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        lg_copy_from_image(copy, address, count)
+        scratch.append(copy)
+        return UnsafeRawPointer(copy)
     }
 
     /// A fault-safe copy of `count` bytes at `address`, kept until ``freeCopies()``; nil when

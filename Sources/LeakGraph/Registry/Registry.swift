@@ -258,6 +258,22 @@ final class Registry: Sendable {
     func removeAllEdges(from: Int32, label: Int32) {
         state.withLock { state in state.removeOutEdges(of: from, label: label) }
     }
+
+    /// Removes every edge from `from` labelled `label` or `otherLabel`, in one critical section.
+    func removeAllEdges(from: Int32, label: Int32, or otherLabel: Int32) {
+        state.withLock { state in state.removeOutEdges(of: from, label: label, or: otherLabel) }
+    }
+
+    /// Adds `from —label→ to` for each pair whose target is not -1, in one critical section.
+    func addEdges(from: Int32, _ first: (to: Int32, label: Int32), _ second: (to: Int32, label: Int32), kind: EdgeKind)
+    {
+        state.withLock { state in
+            if first.to >= 0 { state.addEdge(from: from, to: first.to, kind: kind.code, label: first.label, site: -1) }
+            if second.to >= 0 {
+                state.addEdge(from: from, to: second.to, kind: kind.code, label: second.label, site: -1)
+            }
+        }
+    }
 }
 
 /// A weak reference to an object tracked with `LeakGraph.track` (the registry must never keep

@@ -304,13 +304,16 @@ struct RegistryState {
         }
     }
 
-    mutating func removeOutEdges(of from: Int32, label: Int32) {
+    /// Removes every out-edge of `from` labelled `label` or `otherLabel` (the same label twice
+    /// for one), in one pass over its out-list.
+    mutating func removeOutEdges(of from: Int32, label: Int32, or otherLabel: Int32? = nil) {
+        let otherLabel = otherLabel ?? label
         edges.withUnsafeMutableBufferPointer { edges in
             objects.withUnsafeMutableBufferPointer { objects in
                 var edge = objects[Int(from)].firstOut
                 while edge >= 0 {
                     let next = edges[Int(edge)].nextOut
-                    if edges[Int(edge)].label == label {
+                    if edges[Int(edge)].label == label || edges[Int(edge)].label == otherLabel {
                         Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
                     }
                     edge = next

@@ -24,8 +24,8 @@ public class Sink<Observer: ObserverType>: TrackedObject, Disposable {
         self.observer = observer
         self.cancel = cancel
         super.init(state: .active)
-        if let tracked = asTrackedObject(observer) { addTrackedEdge(to: tracked, label: .observer) }
-        if let tracked = cancel.trackedObject { addTrackedEdge(to: tracked, label: .cancel) }
+        // One critical section for both edges.
+        addTrackedEdges(to: asTrackedObject(observer), label: .observer, and: cancel.trackedObject, label: .cancel)
     }
 
     /// Whether the sink was disposed.

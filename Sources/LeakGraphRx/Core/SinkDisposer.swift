@@ -41,8 +41,7 @@ public final class SinkDisposer: TrackedObject, Cancelable {
         }
         self.sink = sink
         self.subscription = subscription
-        if let tracked = sink.trackedObject { addTrackedEdge(to: tracked, label: .sink) }
-        if let tracked = subscription.trackedObject { addTrackedEdge(to: tracked, label: .subscription) }
+        addTrackedEdges(to: sink.trackedObject, label: .sink, and: subscription.trackedObject, label: .subscription)
         let previous = state.bitwiseOr(Self.setBit, ordering: .acquiringAndReleasing).oldValue
         precondition(previous & Self.setBit == 0, "Sink and subscription already set")
         if previous & Self.disposedBit != 0 { release() }
@@ -60,8 +59,7 @@ public final class SinkDisposer: TrackedObject, Cancelable {
         // witnesses (about 140 instructions each, and a release more for the nil stored after).
         let sink = self.sink.take()
         let subscription = self.subscription.take()
-        removeTrackedEdges(label: .sink)
-        removeTrackedEdges(label: .subscription)
+        removeTrackedEdges(label: .sink, or: .subscription)
         sink?.dispose()
         subscription?.dispose()
     }

@@ -146,3 +146,38 @@ struct MoreDisposableTests {
         #expect(flags.allSatisfy { $0.isDisposed })
     }
 }
+
+/// Types for ``TrackedObjectTypeTests``.
+private class PlainBase {}
+private final class PlainDisposable: PlainBase, Disposable { func dispose() {} }
+private class TrackedBase: TrackedObject {}
+private final class TrackedLeafType<Payload>: TrackedBase {}
+private struct ValueDisposable: Disposable { func dispose() {} }
+private enum Choice { case one, two }
+private final class FoundationObject: NSObject {}
+
+@Suite("which types are tracked objects")
+struct TrackedObjectTypeTests {
+    @Test("TrackedObject and its subclasses, generic and nested, are; every other kind of type is not")
+    func answers() {
+        #expect(isTrackedObjectType(TrackedObject.self))
+        #expect(isTrackedObjectType(TrackedBase.self))
+        #expect(isTrackedObjectType(TrackedLeafType<Int>.self))
+        #expect(isTrackedObjectType(TrackedLeafType<[String: Double]>.self))
+        #expect(isTrackedObjectType(SinkDisposer.self))
+        #expect(isTrackedObjectType(PublishSubject<Int>.self))
+        #expect(!isTrackedObjectType(PlainBase.self))
+        #expect(!isTrackedObjectType(PlainDisposable.self))
+        #expect(!isTrackedObjectType(FoundationObject.self))
+        #expect(!isTrackedObjectType(ValueDisposable.self))
+        #expect(!isTrackedObjectType(Choice.self))
+        #expect(!isTrackedObjectType(Int.self))
+        #expect(!isTrackedObjectType(String.self))
+        #expect(!isTrackedObjectType((() -> Void).self))
+        #expect(!isTrackedObjectType((Int, TrackedObject).self))
+        #expect(!isTrackedObjectType(TrackedObject?.self))
+        #expect(!isTrackedObjectType((any Disposable).self))
+        #expect(!isTrackedObjectType(AnyObject.self))
+        #expect(!isTrackedObjectType(TrackedObject.Type.self))
+    }
+}
