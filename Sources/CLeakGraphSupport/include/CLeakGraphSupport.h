@@ -258,7 +258,7 @@ size_t lg_allocation_size_from_header(uintptr_t header);
 /// than `length` (maybe 0) when part of the range is not readable.
 size_t lg_safe_copy(void *destination, uintptr_t source, size_t length);
 
-/// Copies `length` bytes from `source` (8-byte aligned, in an image's mapping: never unmapped
+/// Copies `length` bytes from `source` (aligned to 8, or to 4 for 4 bytes; in an image's mapping: never unmapped
 /// while the image is loaded) into `destination`, without the sanitizers' checks: for words that
 /// only may be metadata, which may point between an image's globals, where the address
 /// sanitizer sees an out-of-bounds read of the global before.

@@ -91,9 +91,19 @@ struct UnheldMemory {
     /// Whether LeakGraph was built with the address sanitizer.
     private static let sanitizingAddresses = lg_built_with_address_sanitizer() != 0
 
+    /// The 32-bit word of an image at `pointer` (4-byte aligned): in place, or through an
+    /// uninstrumented copy in an address-sanitized build (see ``readMetadata(_:count:)``).
+    private static func imageWord32(at pointer: UnsafeRawPointer) -> UInt32 {
+        guard sanitizingAddresses else { return pointer.load(as: UInt32.self) }
+        var word: UInt32 = 0
+        withUnsafeMutableBytes(of: &word) { lg_copy_from_image($0.baseAddress!, UInt(bitPattern: pointer), 4) }
+        return word
+    }
+
     /// A copy of `count` bytes of an image's memory at `address`, kept until ``freeCopies()``.
     private mutating func imageCopy(_ address: UInt, count: Int) -> UnsafeRawPointer {
         let copy = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
+        copyCount += 1
         lg_copy_from_image(copy, address, count)
         scratch.append(copy)
         return UnsafeRawPointer(copy)
@@ -155,7 +165,7 @@ struct UnheldMemory {
         guard kind == 0x200 || kind == 0x201 || kind == 0x202, descriptor % 4 == 0,
             map.isImage(descriptor, length: 4), let pointer = UnsafeRawPointer(bitPattern: descriptor)
         else { return false }
-        let descriptorKind = pointer.load(as: UInt32.self) & 0x1F
+        let descriptorKind = Self.imageWord32(at: pointer) & 0x1F
         guard (kind == 0x200 && descriptorKind == 17) || (kind != 0x200 && descriptorKind == 18) else { return false }
         usableTypes.insert(word)
         return true

@@ -44,7 +44,18 @@ func asTrackedObject<Value>(_ value: Value) -> TrackedObject? {
 /// every edge a sink or a disposer declares.
 @inline(__always)
 package func isTrackedObjectType<Value>(_: Value.Type) -> Bool {
-    var metadata = unsafeBitCast(Value.self as Any.Type, to: UnsafeRawPointer.self)
+    #if _ptrauth(_arm64e)
+        // There the superclass field is a signed pointer: the runtime's cast follows it.
+        return Value.self is TrackedObject.Type
+    #else
+        return isTrackedObjectClass(Value.self)
+    #endif
+}
+
+/// The walk of ``isTrackedObjectType(_:)`` where metadata pointers are plain.
+@inline(__always)
+private func isTrackedObjectClass(_ type: Any.Type) -> Bool {
+    var metadata = unsafeBitCast(type, to: UnsafeRawPointer.self)
     let kind = metadata.load(as: UInt.self)
     guard kind == 0 || kind > 0x7FF else { return false }
     let target = unsafeBitCast(TrackedObject.self as AnyClass, to: UnsafeRawPointer.self)
