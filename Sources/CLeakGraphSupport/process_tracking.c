@@ -31,6 +31,7 @@
 #define _GNU_SOURCE 1
 #include "CLeakGraphSupport.h"
 #include "frame_rules.h"
+#include "keyed_stacks.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -536,35 +537,17 @@ static int32_t lg_intern_stack_of_thread(const uintptr_t *frames, int count) {
     return stack;
 }
 
-// The stacks this thread interned from remembered walks, by the walk's token and the innermost
-// frame (the allocating line): a repeated capture's frames are known to be that walk's, so its
-// stack is found without comparing or hashing them. A function allocating at many lines (an
-// unrolled loop, a test's set-up) shares one walk from its caller, which the recent stacks above,
-// one per innermost frame in 8 entries, could not hold: there 4 of 10 allocations missed and took
-// the stack table's lock. Four ways a set: with one entry per hash, a round of twelve sites
-// (`leakgraph-bench --case process-churn-stacks`) still had half of them evicting each other every
-// round. 64 entries of 24 bytes (thread-locals come out of every thread's stack).
-enum { lg_repeat_set_bits = 4, lg_repeat_ways_per_set = 4 };
-typedef struct {
-    uint64_t token;
-    uintptr_t pc;
-    int32_t stack;
-    int32_t count;
-} lg_repeat_site;
-static __thread lg_repeat_site lg_thread_repeat_sites[(1 << lg_repeat_set_bits) * lg_repeat_ways_per_set];
-static __thread unsigned lg_thread_repeat_site_next = 0;  // the way a miss replaces next, in turn
+// The whole-process stacks this thread interned for repeated captures (keyed_stacks.h; the first
+// frame is the allocating line): a repeated capture's stack is found without comparing or hashing
+// its frames, where the recent stacks above (one per innermost frame, 8 entries) missed 4 of 10
+// allocations of a function allocating at many lines and took the stack table's lock.
+static __thread lg_keyed_stacks lg_thread_keyed_stacks;
 
 static inline int32_t lg_intern_repeated_stack(uint64_t token, const uintptr_t *frames, int count) {
-    lg_repeat_site *set = &lg_thread_repeat_sites[(((frames[0] ^ token) * 0x9E3779B97F4A7C15ull) >> (64 - lg_repeat_set_bits))
-                                                  * lg_repeat_ways_per_set];
-    // Tokens start at 1: a zeroed entry never matches.
-    for (int way = 0; way < lg_repeat_ways_per_set; way++) {
-        if (set[way].token == token && set[way].pc == frames[0] && set[way].count == count) return set[way].stack;
-    }
+    int32_t known = lg_keyed_find(&lg_thread_keyed_stacks, token, frames[0], count);
+    if (known >= 0) return known;
     int32_t stack = lg_intern_stack_of_thread(frames, count);
-    if (stack >= 0) {
-        set[lg_thread_repeat_site_next++ % lg_repeat_ways_per_set] = (lg_repeat_site){token, frames[0], stack, count};
-    }
+    lg_keyed_keep(&lg_thread_keyed_stacks, token, frames[0], count, stack);
     return stack;
 }
 

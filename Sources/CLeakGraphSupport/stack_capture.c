@@ -1,6 +1,7 @@
 #define _GNU_SOURCE 1
 #include "CLeakGraphSupport.h"
 #include "frame_rules.h"
+#include "keyed_stacks.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -1088,46 +1089,17 @@ int lg_capture_stack_keyed(uintptr_t *buffer, int capacity, int skip, uint64_t *
     return lg_capture_stack_here(buffer, capacity, skip, token);
 }
 
-// The registry's interned stacks (Swift's `StackTable`, not the whole-process table) this thread
-// found for remembered walks: a tracked object's repeated capture has frames known to be that
-// walk's, so its stack's number is found without hashing them under the registry's lock. Keyed by
-// the walk's token, the first frame kept and the count, which together fix the frames (a token's
-// walk has one length, so the count fixes how many frames were skipped). Written token last, and
-// emptied first, so that a capture from a signal handler in between reads a miss, never a
-// half-written entry. 64 entries of 24 bytes, four ways a set.
-enum { lg_keyed_set_bits = 4, lg_keyed_ways = 4 };
-typedef struct {
-    uint64_t token;
-    uintptr_t first;
-    int32_t stack;
-    int32_t count;
-} lg_keyed_stack;
-static __thread lg_keyed_stack lg_keyed_stacks[(1 << lg_keyed_set_bits) * lg_keyed_ways];
-static __thread unsigned lg_keyed_next = 0;
-
-static inline lg_keyed_stack *lg_keyed_set(uint64_t token, uintptr_t first) {
-    return &lg_keyed_stacks[(((first ^ token) * 0x9E3779B97F4A7C15ull) >> (64 - lg_keyed_set_bits)) * lg_keyed_ways];
-}
+// The registry's stack numbers (Swift's `StackTable`, not the whole-process table) this thread
+// found for repeated captures (keyed_stacks.h): a tracked object's repeated capture is then not
+// hashed under the registry's lock.
+static __thread lg_keyed_stacks lg_registry_keyed_stacks;
 
 int32_t lg_keyed_stack_lookup(uint64_t token, uintptr_t first, int count) {
-    if (token == 0) return -1;
-    const lg_keyed_stack *set = lg_keyed_set(token, first);
-    for (int way = 0; way < lg_keyed_ways; way++) {
-        if (set[way].token == token && set[way].first == first && set[way].count == count) return set[way].stack;
-    }
-    return -1;
+    return lg_keyed_find(&lg_registry_keyed_stacks, token, first, count);
 }
 
 void lg_keyed_stack_remember(uint64_t token, uintptr_t first, int count, int32_t stack) {
-    if (token == 0 || stack < 0) return;
-    lg_keyed_stack *entry = &lg_keyed_set(token, first)[lg_keyed_next++ % lg_keyed_ways];
-    entry->token = 0;
-    __asm__ volatile("" ::: "memory");
-    entry->first = first;
-    entry->count = count;
-    entry->stack = stack;
-    __asm__ volatile("" ::: "memory");
-    entry->token = token;
+    lg_keyed_keep(&lg_registry_keyed_stacks, token, first, count, stack);
 }
 
 __attribute__((noinline)) int lg_capture_stack_with_unwinder(uintptr_t *buffer, int capacity, int skip) {

@@ -20,7 +20,7 @@ extension LeakGraph {
         guard lg_get_shared_stack() == 0 else { return try body() }
         let depth = StackCapture.wanted()
         guard depth > 0 else { return try body() }
-        let stackID = StackCapture.withKeyedStack(depth: depth, skip: 1) { stack, key in
+        let stackID = StackCapture.withStack(depth: depth, skip: 1) { stack, key in
             stack.flatMap { Registry.shared.internStack($0, key: key) } ?? -1
         }
         guard stackID >= 0 else { return try body() }

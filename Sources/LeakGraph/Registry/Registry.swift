@@ -55,15 +55,13 @@ final class Registry: Sendable {
         state.withLock { $0.internStack(frames) }
     }
 
-    /// Interns a stack captured under `key` (``StackCapture/withKeyedStack(depth:skip:_:)``): a key
+    /// Interns a stack captured under `key` (``StackCapture/withStack(depth:skip:_:)``): a key
     /// this thread met before gives the number without the lock.
     func internStack(_ frames: UnsafeBufferPointer<UInt>, key: UInt64) -> Int32? {
-        guard key != 0, let first = frames.first else { return internStack(frames) }
-        let count = Int32(frames.count)
-        let known = lg_keyed_stack_lookup(key, first, count)
-        if known >= 0 { return known }
+        guard let stackKey = StackKey(frames, token: key) else { return internStack(frames) }
+        if let known = stackKey.knownStack { return known }
         guard let id = internStack(frames) else { return nil }
-        lg_keyed_stack_remember(key, first, count, id)
+        stackKey.remember(id)
         return id
     }
 
@@ -94,16 +92,15 @@ final class Registry: Sendable {
         _ address: UInt, metadata: UInt, label: String?, stack: UnsafeBufferPointer<UInt>?, key: UInt64,
         scope: UInt32, stateCode: UInt8 = 0
     ) -> Int32 {
-        guard key != 0, let stack, let first = stack.first else {
+        guard let stackKey = StackKey(stack, token: key) else {
             return registerTracked(
                 address, metadata: metadata, label: label, stack: stack, scope: scope, stateCode: stateCode)
         }
-        let count = Int32(stack.count)
-        let known = lg_keyed_stack_lookup(key, first, count)
-        if known >= 0 {
+        if let known = stackKey.knownStack {
             return registerTracked(
                 address, metadata: metadata, label: label, stackID: known, scope: scope, stateCode: stateCode)
         }
+        // Interned in the registration's own critical section, then remembered.
         let time = coarseWallClockNanoseconds()
         let (slot, stackID) = state.withLock { state in
             let slot = state.addTrackedObject(
@@ -111,7 +108,7 @@ final class Registry: Sendable {
                 stateCode: stateCode)
             return (slot, state.objects[Int(slot)].stack)
         }
-        lg_keyed_stack_remember(key, first, count, stackID)
+        stackKey.remember(stackID)
         return slot
     }
 
@@ -155,7 +152,7 @@ final class Registry: Sendable {
         let time = coarseWallClockNanoseconds()
         let scope = trackIfNeeded ? LeakScope.currentScopeIDIfAny() : 0
         let depth = trackIfNeeded ? StackCapture.wanted() : 0
-        let result: (Int32?, [WeakReference]) = StackCapture.withStack(depth: depth, skip: 1) { stack in
+        let result: (Int32?, [WeakReference]) = StackCapture.withStack(depth: depth, skip: 1) { stack, _ in
             state.withLock { state in
                 var dropped: [WeakReference] = []
                 if let slot = state.externals[address] {
@@ -234,7 +231,7 @@ final class Registry: Sendable {
             state.withLock { $0.addEdge(from: from, to: to, kind: kind.code, label: label, site: -1) }
             return
         }
-        StackCapture.withStack(depth: depth, skip: 1) { site in
+        StackCapture.withStack(depth: depth, skip: 1) { site, _ in
             state.withLock { state in
                 let siteID = site.flatMap { state.internStack($0) } ?? -1
                 state.addEdge(from: from, to: to, kind: kind.code, label: label, site: siteID)

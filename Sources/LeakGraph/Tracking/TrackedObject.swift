@@ -84,7 +84,7 @@ open class TrackedObject {
         }
         // Keyed: a subscription made again and again captures the same frames, whose stack
         // number the thread then remembers instead of hashing them under the registry's lock.
-        return StackCapture.withKeyedStack(depth: depth, skip: 2) { stack, key in
+        return StackCapture.withStack(depth: depth, skip: 2) { stack, key in
             Registry.shared.registerTracked(
                 address, metadata: metadata, label: label, stack: stack, key: key, scope: scope, stateCode: stateCode)
         }
