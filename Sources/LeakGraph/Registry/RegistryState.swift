@@ -48,20 +48,22 @@ struct EdgeSlot {
 
 /// Everything the registry knows, guarded by `Registry.state`.
 struct RegistryState {
-    var objects: [ObjectSlot] = []
-    var freeObjects: [Int32] = []
+    // The slots and free lists are `SlotTable`s, mutated in place without a uniqueness check;
+    // this state is reached only `inout` under the registry's lock, never copied.
+    var objects = SlotTable<ObjectSlot>()
+    var freeObjects = SlotTable<Int32>()
     var liveCount = 0
     /// The id the next object will get: one counter for tracked objects and whole-process
     /// records (``lg_take_object_id``), so ids follow allocation order across both.
     var nextID: UInt64 { lg_peek_object_id() }
     /// Object labels, by ``ObjectSlot/labelIndex``; freed places are reused.
     var objectLabelTexts: [String] = []
-    var freeLabelIndexes: [Int32] = []
+    var freeLabelIndexes = SlotTable<Int32>()
     var externals: [UInt: Int32] = [:]
     var weakReferences: [Int32: WeakReference] = [:]
 
-    var edges: [EdgeSlot] = []
-    var freeEdges: [Int32] = []
+    var edges = SlotTable<EdgeSlot>()
+    var freeEdges = SlotTable<Int32>()
     var liveEdgeCount = 0
     /// Out-edges by key, for owners with more than ``edgeIndexThreshold`` of them: adding and
     /// removing an edge is then O(1) whatever the owner's out-degree (a linked-list scan for
@@ -99,7 +101,6 @@ struct RegistryState {
             state: stateCode, labelIndex: labelIndex)
         liveCount += 1
         let slot: Int32
-        // `removeLast` after an emptiness check: `popLast` is a generic default (~20 instructions).
         if !freeObjects.isEmpty {
             slot = freeObjects.removeLast()
             objects[Int(slot)] = entry
@@ -142,15 +143,12 @@ struct RegistryState {
 
     /// Frees every edge from or to `slot`: each detached edge leaves the head of its list.
     private mutating func removeEdges(of slot: Int32) {
-        edges.withUnsafeMutableBufferPointer { edges in
-            objects.withUnsafeMutableBufferPointer { objects in
-                while objects[Int(slot)].firstOut >= 0 {
-                    Self.detach(objects[Int(slot)].firstOut, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
-                }
-                while objects[Int(slot)].firstIn >= 0 {
-                    Self.detach(objects[Int(slot)].firstIn, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
-                }
-            }
+        let (edges, objects) = (edges.mutableBuffer, objects.mutableBuffer)
+        while objects[Int(slot)].firstOut >= 0 {
+            Self.detach(objects[Int(slot)].firstOut, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
+        }
+        while objects[Int(slot)].firstIn >= 0 {
+            Self.detach(objects[Int(slot)].firstIn, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
         }
     }
 
@@ -235,18 +233,14 @@ struct RegistryState {
             index = Int32(edges.count)
             edges.append(EdgeSlot(from: -1, to: -1, label: 0, site: -1, kind: 0))
         }
-        edges.withUnsafeMutableBufferPointer { edges in
-            objects.withUnsafeMutableBufferPointer { objects in
-                let nextOut = objects[Int(from)].firstOut
-                let nextIn = objects[Int(to)].firstIn
-                edges[Int(index)] = EdgeSlot(
-                    from: from, to: to, label: label, site: site, nextOut: nextOut, nextIn: nextIn, kind: kind)
-                if nextOut >= 0 { edges[Int(nextOut)].prevOut = index }
-                if nextIn >= 0 { edges[Int(nextIn)].prevIn = index }
-                objects[Int(from)].firstOut = index
-                objects[Int(to)].firstIn = index
-            }
-        }
+        let nextOut = objects[Int(from)].firstOut
+        let nextIn = objects[Int(to)].firstIn
+        edges[Int(index)] = EdgeSlot(
+            from: from, to: to, label: label, site: site, nextOut: nextOut, nextIn: nextIn, kind: kind)
+        if nextOut >= 0 { edges[Int(nextOut)].prevOut = index }
+        if nextIn >= 0 { edges[Int(nextIn)].prevIn = index }
+        objects[Int(from)].firstOut = index
+        objects[Int(to)].firstIn = index
         liveEdgeCount += 1
         if objects[Int(from)].hasEdgeIndex {
             edgeIndexes[from, default: [:]][key] = index
@@ -296,11 +290,7 @@ struct RegistryState {
         if edges[Int(edge)].count > 1 {
             edges[Int(edge)].count -= 1
         } else {
-            edges.withUnsafeMutableBufferPointer { edges in
-                objects.withUnsafeMutableBufferPointer { objects in
-                    Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
-                }
-            }
+            Self.detach(edge, edges.mutableBuffer, objects.mutableBuffer, &freeEdges, &edgeIndexes, &liveEdgeCount)
         }
     }
 
@@ -308,27 +298,24 @@ struct RegistryState {
     /// for one), in one pass over its out-list.
     mutating func removeOutEdges(of from: Int32, label: Int32, or otherLabel: Int32? = nil) {
         let otherLabel = otherLabel ?? label
-        edges.withUnsafeMutableBufferPointer { edges in
-            objects.withUnsafeMutableBufferPointer { objects in
-                var edge = objects[Int(from)].firstOut
-                while edge >= 0 {
-                    let next = edges[Int(edge)].nextOut
-                    if edges[Int(edge)].label == label || edges[Int(edge)].label == otherLabel {
-                        Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
-                    }
-                    edge = next
-                }
+        let (edges, objects) = (edges.mutableBuffer, objects.mutableBuffer)
+        var edge = objects[Int(from)].firstOut
+        while edge >= 0 {
+            let next = edges[Int(edge)].nextOut
+            if edges[Int(edge)].label == label || edges[Int(edge)].label == otherLabel {
+                Self.detach(edge, edges, objects, &freeEdges, &edgeIndexes, &liveEdgeCount)
             }
+            edge = next
         }
     }
 
     /// Unlinks `edge` from its owner's out-list and its target's in-list and frees it. It works
-    /// on the tables' buffers, which its callers open once per operation: an array element's
-    /// mutation checks the array's uniqueness each time (a tenth of a subscription's
-    /// bookkeeping). Slots and edge indices come from the lists themselves, so they are in bounds.
+    /// on the tables' buffers (no append happens meanwhile); slots and edge indices come from the
+    /// lists themselves, so they are in bounds.
     private static func detach(
         _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>,
-        _ freeEdges: inout [Int32], _ edgeIndexes: inout [Int32: [OutEdgeKey: Int32]], _ liveEdgeCount: inout Int
+        _ freeEdges: inout SlotTable<Int32>, _ edgeIndexes: inout [Int32: [OutEdgeKey: Int32]],
+        _ liveEdgeCount: inout Int
     ) {
         let e = edges[Int(edge)]
         if e.prevOut >= 0 {
