@@ -37,8 +37,8 @@ extension Registry {
         var matches: [UInt: Bool] = [metadata: true]
         return withStateForSnapshot { state in
             var found: [(id: UInt64, slot: Int32)] = []
-            for index in state.objects.indices {
-                let object = state.objects[index]
+            for index in 0..<state.objectSlotCount {
+                let object = state.object(inSlot: index)
                 guard object.address != 0, object.metadata != 0 else { continue }
                 let isMatch: Bool
                 if let known = matches[object.metadata] {

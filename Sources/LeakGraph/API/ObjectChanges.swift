@@ -99,7 +99,10 @@ extension Registry {
         var pairs: [(id: UInt64, metadata: UInt)] = withStateForSnapshot { state in
             var pairs: [(id: UInt64, metadata: UInt)] = []
             pairs.reserveCapacity(state.liveCount)
-            for object in state.objects where object.address != 0 { pairs.append((object.id, object.metadata)) }
+            for slot in 0..<state.objectSlotCount {
+                let object = state.object(inSlot: slot)
+                if object.address != 0 { pairs.append((object.id, object.metadata)) }
+            }
             return pairs
         }
         // Slots are reused, so ids are not in slot order.

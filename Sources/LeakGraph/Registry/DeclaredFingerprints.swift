@@ -54,9 +54,9 @@ extension Snapshotter {
             // Strong temporaries of external objects, released once the lock is left.
             var externals: [Unmanaged<AnyObject>] = []
             // Per slot: its retain count, or -1 when it is not alive.
-            var counts = [Int](repeating: -1, count: state.objects.count)
-            for slot in state.objects.indices {
-                let entry = state.objects[slot]
+            var counts = [Int](repeating: -1, count: state.objectSlotCount)
+            for slot in 0..<state.objectSlotCount {
+                let entry = state.object(inSlot: slot)
                 guard entry.address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: entry.address) else {
                     continue
                 }
@@ -72,9 +72,9 @@ extension Snapshotter {
             // Read after every count, as `take` does (see there why the order matters).
             let listed = releasing.withLock { $0.listed }
             let othersHold = listed.isEmpty ? [:] : HoldLedger.counts(listed)
-            var fingerprintOfSlot = [Int32](repeating: -1, count: state.objects.count)
-            for slot in state.objects.indices where counts[slot] >= 0 {
-                let entry = state.objects[slot]
+            var fingerprintOfSlot = [Int32](repeating: -1, count: state.objectSlotCount)
+            for slot in 0..<state.objectSlotCount where counts[slot] >= 0 {
+                let entry = state.object(inSlot: slot)
                 if let holds = othersHold[entry.address] { counts[slot] = max(0, counts[slot] - holds) }
                 // An object only LeakGraph holds is freed as soon as it lets go: not alive.
                 if counts[slot] == 0 { counts[slot] = -1 }
@@ -84,13 +84,15 @@ extension Snapshotter {
                 fingerprints[wantedAt].markPresent(retainCount: counts[slot])
             }
             var labelHashes = [Int?](repeating: nil, count: state.labels.count)
-            for edge in state.edges where edge.from >= 0 && EdgeKind(code: edge.kind).keepsAlive {
+            for index in 0..<state.edgeSlotCount {
+                let edge = state.edge(inSlot: index)
+                guard edge.from >= 0 && EdgeKind(code: edge.kind).keepsAlive else { continue }
                 let target = Int(fingerprintOfSlot[Int(edge.to)])
                 guard target >= 0, counts[Int(edge.from)] > 0 else { continue }
                 let labelHash = labelHashes[Int(edge.label)] ?? state.labels[Int(edge.label)].hashValue
                 labelHashes[Int(edge.label)] = labelHash
                 fingerprints[target].add(
-                    from: state.objects[Int(edge.from)].id, labelHash: labelHash, count: Int(edge.count))
+                    from: state.object(inSlot: Int(edge.from)).id, labelHash: labelHash, count: Int(edge.count))
             }
             return externals
         }

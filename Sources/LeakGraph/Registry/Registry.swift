@@ -67,7 +67,7 @@ final class Registry: Sendable {
 
     /// The id of the live tracked object at `address`, if any.
     func objectID(at address: UInt) -> UInt64? {
-        state.withLock { state in state.objects.first { $0.address == address }?.id }
+        state.withLock { $0.objectID(at: address) }
     }
 
     // MARK: Objects
@@ -106,7 +106,7 @@ final class Registry: Sendable {
             let slot = state.addTrackedObject(
                 address: address, metadata: metadata, label: label, stack: stack, scope: scope, time: time,
                 stateCode: stateCode)
-            return (slot, state.objects[Int(slot)].stack)
+            return (slot, state.object(inSlot: Int(slot)).stack)
         }
         stackKey.remember(stackID)
         return slot
@@ -127,7 +127,7 @@ final class Registry: Sendable {
     /// The interned allocation stack of the live object in `slot`, or -1.
     func stackID(slot: Int32) -> Int32 {
         state.withLock { state in
-            let stack = state.objects[Int(slot)].stack
+            let stack = state.object(inSlot: Int(slot)).stack
             return stack >= 0 ? stack : -1
         }
     }
@@ -179,7 +179,7 @@ final class Registry: Sendable {
             // Testing a weak reference takes a strong temporary: announced, so that no snapshot
             // counts it as a holder (see `ExternalLoads`).
             if !state.weakReferences.isEmpty { ExternalLoads.begin() }
-            return state.weakReferences.map { ($0.key, state.objects[Int($0.key)].id, $0.value) }
+            return state.weakReferences.map { ($0.key, state.object(inSlot: Int($0.key)).id, $0.value) }
         }
         guard !candidates.isEmpty else { return }
         lg_set_releasing_snapshot(lg_get_releasing_snapshot() + 1)
@@ -190,14 +190,14 @@ final class Registry: Sendable {
         let dropped: [WeakReference] = state.withLock { state in
             // Still the same registration (the id is never reused), so still dead: no load needed.
             dead.compactMap { entry in
-                state.objects[Int(entry.slot)].id == entry.id ? state.removeExternal(slot: entry.slot) : nil
+                state.object(inSlot: Int(entry.slot)).id == entry.id ? state.removeExternal(slot: entry.slot) : nil
             }
         }
         _ = dropped
     }
 
     func setState(slot: Int32, _ objectState: ObjectState) {
-        state.withLock { $0.objects[Int(slot)].state = objectState.code }
+        state.withLock { $0.setStateCode(objectState.code, slot: slot) }
     }
 
     func setOutsideHolder(slot: Int32, _ description: String?) {
@@ -209,12 +209,7 @@ final class Registry: Sendable {
     }
 
     func setLabel(slot: Int32, _ label: String?) {
-        let old: String? = state.withLock { state in
-            let index = state.objects[Int(slot)].labelIndex
-            let old = index >= 0 ? state.takeLabel(at: index) : nil
-            state.objects[Int(slot)].labelIndex = label.map { state.storeLabel($0) } ?? -1
-            return old
-        }
+        let old: String? = state.withLock { $0.replaceLabel(ofSlot: slot, with: label) }
         _ = old
     }
 

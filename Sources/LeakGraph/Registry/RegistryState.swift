@@ -48,22 +48,23 @@ struct EdgeSlot {
 
 /// Everything the registry knows, guarded by `Registry.state`.
 struct RegistryState {
-    // The slots and free lists are `SlotTable`s, mutated in place without a uniqueness check;
-    // this state is reached only `inout` under the registry's lock, never copied.
-    var objects = SlotTable<ObjectSlot>()
-    var freeObjects = SlotTable<Int32>()
+    // The slots and free lists are `SlotTable`s (below), mutated in place without a uniqueness
+    // check; this state is reached only `inout` under the registry's lock, never copied. Private:
+    // other files read slots through the accessors under "Reading slots".
+    private var objects = SlotTable<ObjectSlot>()
+    private var freeObjects = SlotTable<Int32>()
     var liveCount = 0
     /// The id the next object will get: one counter for tracked objects and whole-process
     /// records (``lg_take_object_id``), so ids follow allocation order across both.
     var nextID: UInt64 { lg_peek_object_id() }
     /// Object labels, by ``ObjectSlot/labelIndex``; freed places are reused.
     var objectLabelTexts: [String] = []
-    var freeLabelIndexes = SlotTable<Int32>()
+    private var freeLabelIndexes = SlotTable<Int32>()
     var externals: [UInt: Int32] = [:]
     var weakReferences: [Int32: WeakReference] = [:]
 
-    var edges = SlotTable<EdgeSlot>()
-    var freeEdges = SlotTable<Int32>()
+    private var edges = SlotTable<EdgeSlot>()
+    private var freeEdges = SlotTable<Int32>()
     var liveEdgeCount = 0
     /// Out-edges by key, for owners with more than ``edgeIndexThreshold`` of them: adding and
     /// removing an edge is then O(1) whatever the owner's out-degree (a linked-list scan for
@@ -81,6 +82,38 @@ struct RegistryState {
     var warnedStackCapacity = false
 
     static let defaultStackCapacity = 200_000
+
+    // MARK: Reading slots
+
+    /// Object slots in the table, free ones included (their address is 0).
+    var objectSlotCount: Int { objects.count }
+
+    /// The object slot `slot` (`0 ..< objectSlotCount`).
+    func object(inSlot slot: Int) -> ObjectSlot { objects[slot] }
+
+    /// Edge slots in the table, free ones included (their `from` is -1).
+    var edgeSlotCount: Int { edges.count }
+
+    /// The edge slot `index` (`0 ..< edgeSlotCount`).
+    func edge(inSlot index: Int) -> EdgeSlot { edges[index] }
+
+    /// The id of the live object at `address`, if any (a scan).
+    func objectID(at address: UInt) -> UInt64? {
+        for slot in objects.indices where objects[slot].address == address { return objects[slot].id }
+        return nil
+    }
+
+    /// Sets the lifecycle state code of the object in `slot`.
+    mutating func setStateCode(_ code: UInt8, slot: Int32) { objects[Int(slot)].state = code }
+
+    /// Gives the object in `slot` `label` (nil: none); returns the label it had, for the caller to
+    /// drop after unlocking.
+    mutating func replaceLabel(ofSlot slot: Int32, with label: String?) -> String? {
+        let index = objects[Int(slot)].labelIndex
+        let old = index >= 0 ? takeLabel(at: index) : nil
+        objects[Int(slot)].labelIndex = label.map { storeLabel($0) } ?? -1
+        return old
+    }
 
     // MARK: Objects
 
@@ -343,3 +376,94 @@ struct RegistryState {
             + edgeIndexes.values.reduce(0) { $0 + $1.capacity * 20 }
     }
 }
+
+/// A growable table of plain records addressed by position — the registry's object and edge
+/// slots and their free lists —, mutated in place.
+///
+/// Not an `Array`: every mutation of an array's element first asks the runtime whether its buffer
+/// is shared (`swift_isUniquelyReferenced`, some fifteen instructions with the caller's part),
+/// and a subscription's lifecycle made about forty such mutations of the registry's arrays, which
+/// are never shared. A table is never shared either: its one owner, ``RegistryState``, is only
+/// reached `inout` through the registry's lock, never copied. Copies would share the storage (it
+/// is a pointer), so the table is not to be copied out of the state; snapshots read its records,
+/// one by one, under the lock.
+///
+/// Its storage lives as long as the table's owner: the registry, which lives as long as the
+/// process (`Registry.shared`). Positions are checked against the count, as an array's are.
+///
+/// In this file, with the state, and reached from other files only through the state's
+/// non-generic accessors: a debug build compiles LeakGraph optimised but file by file, and a
+/// generic type's code is specialised only in the file that holds it. Used from other files, every
+/// snapshot called the generic subscript through the type's metadata (looked up each time), and
+/// this package's test suite took twice as long.
+struct SlotTable<Element: BitwiseCopyable> {
+    private var base: UnsafeMutablePointer<Element>?
+    /// Records in the table.
+    private(set) var count = 0
+    /// Records the storage has room for before it grows.
+    private(set) var capacity = 0
+
+    init() { base = nil }
+
+    /// The record at `position`, read and written in place.
+    subscript(position: Int) -> Element {
+        @inline(__always)
+        unsafeAddress {
+            precondition(position >= 0 && position < count, "registry slot out of range")
+            return UnsafePointer(base.unsafelyUnwrapped + position)
+        }
+        @inline(__always)
+        unsafeMutableAddress {
+            precondition(position >= 0 && position < count, "registry slot out of range")
+            return base.unsafelyUnwrapped + position
+        }
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    /// Adds `element` at the end, growing the storage (doubling) when it is full.
+    @inline(__always)
+    mutating func append(_ element: Element) {
+        if count == capacity { grow() }
+        (base.unsafelyUnwrapped + count).initialize(to: element)
+        count += 1
+    }
+
+    /// Removes and returns the last record (the table must not be empty).
+    @inline(__always)
+    mutating func removeLast() -> Element {
+        precondition(count > 0, "removeLast of an empty registry table")
+        count -= 1
+        return base.unsafelyUnwrapped[count]
+    }
+
+    /// The records as one buffer, for an operation that touches several of them: valid until
+    /// the next `append` (which may move the storage).
+    var mutableBuffer: UnsafeMutableBufferPointer<Element> {
+        UnsafeMutableBufferPointer(start: base, count: count)
+    }
+
+    @inline(never)
+    private mutating func grow() {
+        let newCapacity = Swift.max(16, capacity * 2)
+        let storage = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        if let base {
+            storage.initialize(from: base, count: count)
+            base.deallocate()
+        }
+        base = storage
+        capacity = newCapacity
+    }
+}
+
+extension SlotTable: RandomAccessCollection {
+    typealias Indices = Range<Int>
+    var startIndex: Int { 0 }
+    var endIndex: Int { count }
+    var indices: Range<Int> { 0..<count }
+}
+
+// @unchecked: the storage is a pointer, which is not `Sendable`. Safe because a table is reached
+// only through its owner's lock (the registry's state, handed to the lock once and only ever
+// reached `inout` under it), and never copied: no two threads can reach one storage unguarded.
+extension SlotTable: @unchecked Sendable {}

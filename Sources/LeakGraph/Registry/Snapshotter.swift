@@ -224,11 +224,11 @@ enum Snapshotter {
         ExternalLoads.withSettledState(of: registry) { state in
             // Strong temporaries of external objects, released once the lock is left.
             var externals: [Unmanaged<AnyObject>] = []
-            var indexOfSlot = [Int](repeating: -1, count: state.objects.count)
+            var indexOfSlot = [Int](repeating: -1, count: state.objectSlotCount)
             held.reserveCapacity(state.liveCount)
             retainCounts.reserveCapacity(state.liveCount)
-            for slot in state.objects.indices {
-                let entry = state.objects[slot]
+            for slot in 0..<state.objectSlotCount {
+                let entry = state.object(inSlot: slot)
                 let address = entry.address
                 guard address != 0, let pointer = UnsafeMutableRawPointer(bitPattern: address) else { continue }
                 if let only, !only.containsSorted(entry.id) { continue }
@@ -286,7 +286,9 @@ enum Snapshotter {
                 listing = releasing.withLock { $0.list(heldAddresses) }
             }
             rawEdges.reserveCapacity(state.liveEdgeCount)
-            for edge in state.edges where edge.from >= 0 {
+            for index in 0..<state.edgeSlotCount {
+                let edge = state.edge(inSlot: index)
+                guard edge.from >= 0 else { continue }
                 let from = indexOfSlot[Int(edge.from)]
                 let to = indexOfSlot[Int(edge.to)]
                 guard from >= 0, to >= 0 else { continue }
