@@ -26,7 +26,7 @@ ipo=${INSTRUCTIONS_PER_OP:-$here/../../../shared/tools/instructions-per-op}
 [ -x "$ipo" ] || ipo=/work/shared/tools/instructions-per-op
 key_cases=(
   alloc-plain alloc-tracked-off alloc-tracked-nostacks alloc-tracked-stacks32 alloc-tracked-sampled100
-  edge-add-remove edge-add-remove-public
+  edge-add-remove edge-add-remove-public strongref-assign strongref-new-owner
 )
 for scenario in subject-lifecycle mapfilter-lifecycle create-lifecycle disposebag-3 event-mapfilter event-flatmap; do
   key_cases+=("$scenario-rx-on" "$scenario-rx-on-nostacks" "$scenario-rx-off" "$scenario-combine")

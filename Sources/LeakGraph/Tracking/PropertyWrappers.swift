@@ -105,20 +105,24 @@ extension TrackedReferenceStorage {
     static func assign<Owner: TrackedObject>(
         _ newValue: Target?, in owner: Owner, storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) {
-        let old = owner[keyPath: storageKeyPath].storage
-        let label = label(owner, storageKeyPath)
-        owner[keyPath: storageKeyPath].storage = newValue
+        // The wrapper is reached through the key path once for the whole assignment: every
+        // projection through the standard library's generic key path code looks up metadata
+        // (about 600 instructions, in a release build too), and reading the old target, reading
+        // the label and storing the new target were three (five when the label was named). A
+        // label not yet known is named here from the wrapper's offset in its owner.
+        let base = UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque())
+        let ownerType = type(of: owner)
+        let (old, label) = withUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { wrapper in
+            let old = wrapper.pointee.storage
+            wrapper.pointee.storage = newValue
+            if let label = wrapper.pointee.label { return (old, label) }
+            let offset = Int(bitPattern: UInt(bitPattern: wrapper) &- base)
+            let label = propertyLabel(of: ownerType, offset: offset)
+            wrapper.pointee.label = label
+            return (old, label)
+        }
         guard old !== newValue else { return }
         reportEdge(owner: owner, old: old, new: newValue, kind: edgeKind, label: label)
-    }
-
-    private static func label<Owner: TrackedObject>(
-        _ owner: Owner, _ storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
-    ) -> EdgeLabel {
-        if let label = owner[keyPath: storageKeyPath].label { return label }
-        let resolved = EdgeLabel(propertyName(of: owner, storage: storageKeyPath))
-        owner[keyPath: storageKeyPath].label = resolved
-        return resolved
     }
 }
 
@@ -131,33 +135,30 @@ private func reportEdge(owner: TrackedObject, old: AnyObject?, new: AnyObject?, 
     registry.replaceEdge(from: owner.leakGraphSlot, oldTarget: oldSlot, newTarget: newSlot, kind: kind, label: label.id)
 }
 
-/// Property names by (class, storage offset): found once per property, not once per instance.
-private let propertyNames = Locked<[PropertyKey: String]>([:], heldAcrossFork: true)
+/// Property labels by (class, storage offset): named and interned once per property, not once
+/// per instance.
+private let propertyLabels = Locked<[PropertyKey: EdgeLabel]>([:], heldAcrossFork: true)
 
 private struct PropertyKey: Hashable {
     let type: ObjectIdentifier
     let offset: Int
 }
 
-/// The name of the wrapped property whose storage `storage` is: found from the storage's byte
-/// offset in the instance and the class's field list (key paths do not print names on Linux).
-private func propertyName<Owner: TrackedObject, Storage>(
-    of owner: Owner, storage: ReferenceWritableKeyPath<Owner, Storage>
-) -> String {
-    let base = UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque())
-    let address = withUnsafeMutablePointer(to: &owner[keyPath: storage]) { UInt(bitPattern: $0) }
-    guard address > base else { return "ref" }
-    let offset = Int(address - base)
-    let key = PropertyKey(type: ObjectIdentifier(type(of: owner)), offset: offset)
-    if let known = propertyNames.withLock({ $0[key] }) { return known }
+/// The label of the wrapped property whose storage is `offset` bytes into instances of `owner`:
+/// its name, from the class's field list (key paths do not print names on Linux).
+private func propertyLabel(of owner: TrackedObject.Type, offset: Int) -> EdgeLabel {
+    let key = PropertyKey(type: ObjectIdentifier(owner), offset: offset)
+    if let known = propertyLabels.withLock({ $0[key] }) { return known }
     var name = "ref"
-    _ = _forEachField(of: type(of: owner), options: _EachFieldOptions(rawValue: 1)) { fieldName, fieldOffset, _, _ in
-        guard fieldOffset == offset else { return true }
-        let text = String(cString: fieldName)
-        name = text.hasPrefix("_") ? String(text.dropFirst()) : text
-        return false
+    if offset > 0 {
+        _ = _forEachField(of: owner, options: _EachFieldOptions(rawValue: 1)) { fieldName, fieldOffset, _, _ in
+            guard fieldOffset == offset else { return true }
+            let text = String(cString: fieldName)
+            name = text.hasPrefix("_") ? String(text.dropFirst()) : text
+            return false
+        }
     }
-    let found = name
-    propertyNames.withLock { $0[key] = found }
-    return found
+    let label = EdgeLabel(name)
+    propertyLabels.withLock { $0[key] = label }
+    return label
 }

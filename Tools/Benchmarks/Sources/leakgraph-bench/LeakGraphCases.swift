@@ -14,6 +14,11 @@ final class TrackedNode: TrackedObject {
     var other: TrackedNode?
 }
 
+/// A tracked node whose reference is a `@StrongRef`: every assignment reports its edge.
+final class WrappedNode: TrackedObject {
+    @StrongRef var peer: TrackedLeaf?
+}
+
 extension EdgeLabel {
     static let benchNext = EdgeLabel("next")
     static let benchOther = EdgeLabel("other")
@@ -77,6 +82,32 @@ func edgeCases() -> [BenchCase] {
                 for _ in 0..<context.iterations {
                     a.addTrackedEdge(to: b, label: .benchNext)
                     a.removeTrackedEdge(to: b, label: .benchNext)
+                }
+            }
+        },
+        BenchCase(
+            name: "strongref-assign", group: "edge add + remove",
+            variant: "@StrongRef assignment moving its edge between two targets", unit: "assignment",
+            iterations: 1_000_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true)
+            let owner = WrappedNode(), first = TrackedLeaf(), second = TrackedLeaf()
+            return measure(context.iterations) {
+                for index in 0..<context.iterations { owner.peer = index & 1 == 0 ? first : second }
+            }
+        },
+        BenchCase(
+            name: "strongref-new-owner", group: "edge add + remove",
+            variant: "a new owner (default stacks) whose @StrongRef is assigned once, then dropped",
+            unit: "owner", iterations: 300_000, quickIterations: 1_000
+        ) { context in
+            configure(tracking: true)
+            let target = TrackedLeaf()
+            return measure(context.iterations) {
+                for _ in 0..<context.iterations {
+                    let owner = WrappedNode()
+                    owner.peer = target
+                    allocSlot = owner
                 }
             }
         },
