@@ -41,7 +41,7 @@ public struct StrongRef<Target: AnyObject>: TrackedReferenceStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Target?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Target? {
-        get { owner[keyPath: storageKeyPath].storage }
+        get { withStorage(in: owner, storageKeyPath) { $0.pointee.storage } }
         set { assign(newValue, in: owner, storage: storageKeyPath) }
     }
 }
@@ -83,7 +83,7 @@ public struct WeakRef<Target: AnyObject>: TrackedReferenceStorage {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Owner, Target?>,
         storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) -> Target? {
-        get { owner[keyPath: storageKeyPath].storage }
+        get { withStorage(in: owner, storageKeyPath) { $0.pointee.storage } }
         set { assign(newValue, in: owner, storage: storageKeyPath) }
     }
 }
@@ -105,24 +105,46 @@ extension TrackedReferenceStorage {
     static func assign<Owner: TrackedObject>(
         _ newValue: Target?, in owner: Owner, storage storageKeyPath: ReferenceWritableKeyPath<Owner, Self>
     ) {
-        // The wrapper is reached through the key path once for the whole assignment: every
-        // projection through the standard library's generic key path code looks up metadata
-        // (about 600 instructions, in a release build too), and reading the old target, reading
-        // the label and storing the new target were three (five when the label was named). A
-        // label not yet known is named here from the wrapper's offset in its owner.
-        let base = UInt(bitPattern: Unmanaged.passUnretained(owner).toOpaque())
-        let ownerType = type(of: owner)
-        let (old, label) = withUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { wrapper in
-            let old = wrapper.pointee.storage
+        // Set from the closure rather than returned as a tuple: in code generic over the user's
+        // types, a tuple's metadata is looked up at run time.
+        var old: Target?
+        var label: EdgeLabel?
+        withStorage(in: owner, storageKeyPath) { wrapper in
+            old = wrapper.pointee.storage
             wrapper.pointee.storage = newValue
-            if let label = wrapper.pointee.label { return (old, label) }
-            let offset = Int(bitPattern: UInt(bitPattern: wrapper) &- base)
-            let label = propertyLabel(of: ownerType, offset: offset)
-            wrapper.pointee.label = label
-            return (old, label)
+            if let known = wrapper.pointee.label {
+                label = known
+            } else {
+                // Named once per property (by class and offset), here from the wrapper's address.
+                let offset = UnsafeRawPointer(wrapper) - UnsafeRawPointer(Unmanaged.passUnretained(owner).toOpaque())
+                label = propertyLabel(of: type(of: owner), offset: offset)
+                wrapper.pointee.label = label
+            }
         }
-        guard old !== newValue else { return }
+        guard old !== newValue, let label else { return }
         reportEdge(owner: owner, old: old, new: newValue, kind: edgeKind, label: label)
+    }
+}
+
+extension TrackedReferenceStorage {
+    /// Runs `body` with the wrapper's storage in `owner`: at the offset remembered for the key
+    /// path (``WrapperStorageOffsets``), or reached through the key path the first time, its
+    /// offset then remembered. One lookup instead of a key path projection for every access.
+    static func withStorage<Owner: TrackedObject, Result>(
+        in owner: Owner, _ storageKeyPath: ReferenceWritableKeyPath<Owner, Self>,
+        _ body: (UnsafeMutablePointer<Self>) -> Result
+    ) -> Result {
+        let base = UnsafeMutableRawPointer(Unmanaged.passUnretained(owner).toOpaque())
+        if let offset = WrapperStorageOffsets.offset(of: storageKeyPath) {
+            return body((base + offset).assumingMemoryBound(to: Self.self))
+        }
+        return withUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { wrapper in
+            // A stored property's storage is inside the instance, past its header: anything else
+            // (nothing the compiler makes for a wrapper) is reached through the key path each time.
+            let offset = UnsafeMutableRawPointer(wrapper) - base
+            if offset >= 16 && offset < 1 << 20 { WrapperStorageOffsets.remember(offset, for: storageKeyPath) }
+            return body(wrapper)
+        }
     }
 }
 
