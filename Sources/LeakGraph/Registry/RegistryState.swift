@@ -343,7 +343,8 @@ struct RegistryState {
     }
 
     /// Unlinks `edge` from its owner's out-list and its target's in-list and frees it. It works
-    /// on the tables' buffers (no append happens meanwhile); slots and edge indices come from the
+    /// on the tables' buffers (nothing is appended to `edges` or `objects` meanwhile: only to
+    /// `freeEdges`, whose storage is its own); slots and edge indices come from the
     /// lists themselves, so they are in bounds.
     private static func detach(
         _ edge: Int32, _ edges: UnsafeMutableBufferPointer<EdgeSlot>, _ objects: UnsafeMutableBufferPointer<ObjectSlot>,
@@ -388,8 +389,11 @@ struct RegistryState {
 /// is a pointer), so the table is not to be copied out of the state; snapshots read its records,
 /// one by one, under the lock.
 ///
-/// Its storage lives as long as the table's owner: the registry, which lives as long as the
-/// process (`Registry.shared`). Positions are checked against the count, as an array's are.
+/// Its storage is never freed (no `deinit`: a table is not a class, and is never copied): the
+/// one owner, the registry, lives as long as the process (`Registry.shared`); a table made
+/// elsewhere (a test's) leaks its storage. The subscript checks positions against the count, as
+/// an array's does; `mutableBuffer`'s are unchecked in a release build, as an array's unsafe
+/// buffer's are.
 ///
 /// In this file, with the state, and reached from other files only through the state's
 /// non-generic accessors: a debug build compiles LeakGraph optimised but file by file, and a
@@ -456,10 +460,9 @@ struct SlotTable<Element: BitwiseCopyable> {
     }
 }
 
-extension SlotTable: RandomAccessCollection {
-    typealias Indices = Range<Int>
-    var startIndex: Int { 0 }
-    var endIndex: Int { count }
+extension SlotTable {
+    /// The positions of the records. (Not a `Collection`: iterating one, or making an array of
+    /// it, would copy the table, whose copies share its storage.)
     var indices: Range<Int> { 0..<count }
 }
 

@@ -112,4 +112,5 @@ func beforeFork() {
     LeakScope.prepareForAllocationHook()
     _ = Registry.shared
     Snapshotter.prepareForFork()
+    preparePropertyWrappersForFork()
 }

@@ -139,10 +139,11 @@ extension TrackedReferenceStorage {
             return body((base + offset).assumingMemoryBound(to: Self.self))
         }
         return withUnsafeMutablePointer(to: &owner[keyPath: storageKeyPath]) { wrapper in
-            // A stored property's storage is inside the instance, past its header: anything else
-            // (nothing the compiler makes for a wrapper) is reached through the key path each time.
+            // A stored property's storage is inside the instance, past its header (two words).
             let offset = UnsafeMutableRawPointer(wrapper) - base
-            if offset >= 16 && offset < 1 << 20 { WrapperStorageOffsets.remember(offset, for: storageKeyPath) }
+            if offset >= 2 * MemoryLayout<Int>.size {
+                WrapperStorageOffsets.remember(offset, for: storageKeyPath, in: type(of: owner))
+            }
             return body(wrapper)
         }
     }
@@ -160,6 +161,13 @@ private func reportEdge(owner: TrackedObject, old: AnyObject?, new: AnyObject?, 
 /// Property labels by (class, storage offset): named and interned once per property, not once
 /// per instance.
 private let propertyLabels = Locked<[PropertyKey: EdgeLabel]>([:], heldAcrossFork: true)
+
+/// Finishes the wrappers' lazy globals before a fork (see `beforeFork`): one another thread was
+/// initialising at the fork would never finish in the child.
+func preparePropertyWrappersForFork() {
+    _ = propertyLabels
+    WrapperStorageOffsets.prepareForFork()
+}
 
 private struct PropertyKey: Hashable {
     let type: ObjectIdentifier

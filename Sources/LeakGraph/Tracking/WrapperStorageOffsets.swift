@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where `@StrongRef` and `@WeakRef` storage is in its owner, by the key path the compiler hands
 /// the wrapper.
 ///
@@ -9,45 +11,102 @@
 /// reached by adding it to the owner's address.
 ///
 /// Keyed by the key path object, which the table holds: its address cannot be reused by another
-/// key path while it is a key. The runtime hands every use of one property's key path the same
-/// object, so a program meets about as many as it has wrapped properties in use; 256 places, a
+/// key path while it is a key. The runtime instantiates a key path once per place in the code
+/// that makes it, when it has no generic context: a non-generic class's wrapper gets the same
+/// object at every access. A generic class's gets a fresh one each time, so remembering it would
+/// only evict others: a class whose wrapper's key path changed identity is marked, and its
+/// wrappers are reached through the key path every time (as before this table). 256 places, a
 /// colliding key path replacing the one there.
+///
+/// Read without a lock: each place is one word, the key path's address over 16 and the offset,
+/// loaded atomically. A word matching the reader's key path names that key path (held here, or
+/// by the reader, so no other can have its address); writers take the lock.
 enum WrapperStorageOffsets {
+    private static let capacity = 256
+    private static let offsetBits = 20
+
+    /// What the lock guards: the key paths the words name, and what was remembered per property.
     private struct Table {
-        var identifiers = [ObjectIdentifier?](repeating: nil, count: WrapperStorageOffsets.capacity)
-        var offsets = [Int](repeating: 0, count: WrapperStorageOffsets.capacity)
-        /// The key paths themselves, held so that their identifiers stay theirs. A key path is
+        /// The key paths themselves, held so that their addresses stay theirs. A key path is
         /// immutable (and only ever released here, never read): sharing it is safe, which
         /// `AnyKeyPath` does not declare.
         var keyPaths = [UncheckedSendable<AnyKeyPath>?](repeating: nil, count: WrapperStorageOffsets.capacity)
+        /// The key path first remembered for each (class, offset).
+        var firstKeyPath: [Property: ObjectIdentifier] = [:]
+        /// Classes whose wrappers' key paths are not one object (generic classes).
+        var unstable: Set<ObjectIdentifier> = []
     }
 
-    private static let capacity = 256
+    private struct Property: Hashable {
+        let owner: ObjectIdentifier
+        let offset: Int
+    }
+
     private static let table = Locked(Table(), heldAcrossFork: true)
+    private static let words = UncheckedSendable(
+        {
+            let words = UnsafeMutablePointer<Atomic<UInt>>.allocate(capacity: capacity)
+            for place in 0..<capacity { (words + place).initialize(to: Atomic(0)) }
+            return words
+        }())
+    // UncheckedSendable: the words are atomics, allocated once and never freed.
 
-    /// The offset remembered for `keyPath`, if any.
-    static func offset(of keyPath: AnyKeyPath) -> Int? {
-        let identifier = ObjectIdentifier(keyPath)
-        let place = self.place(of: identifier)
-        return table.withLock { $0.identifiers[place] == identifier ? $0.offsets[place] : nil }
+    /// Finishes this type's lazy globals before a fork (see `beforeFork`).
+    static func prepareForFork() {
+        _ = table
+        _ = words
     }
 
-    /// Remembers that `keyPath`'s storage is `offset` bytes into its owner.
-    static func remember(_ offset: Int, for keyPath: AnyKeyPath) {
+    #if DEBUG
+        /// Lookups the table answered, in a debug build (the tests check that it does).
+        static let answered = Atomic<Int>(0)
+    #endif
+
+    /// The offset remembered for `keyPath`, if any. No lock.
+    @inline(__always)
+    static func offset(of keyPath: AnyKeyPath) -> Int? {
+        let key = UInt(bitPattern: ObjectIdentifier(keyPath)) >> 4
+        let word = words.value[place(of: key)].load(ordering: .acquiring)
+        guard word >> offsetBits == key, word != 0 else { return nil }
+        #if DEBUG
+            answered.add(1, ordering: .relaxed)
+        #endif
+        return Int(word & (1 << offsetBits - 1))
+    }
+
+    /// Remembers that `keyPath`'s storage is `offset` bytes into instances of `owner`, unless
+    /// `owner`'s wrappers get a fresh key path at every access.
+    static func remember(_ offset: Int, for keyPath: AnyKeyPath, in owner: AnyClass) {
         let identifier = ObjectIdentifier(keyPath)
-        let place = self.place(of: identifier)
+        let key = UInt(bitPattern: identifier) >> 4
+        // Addresses up to 2^48 and offsets below 2^20 fit in one word; anything else (not met on
+        // today's 64-bit systems) is reached through its key path.
+        guard offset > 0, offset < 1 << offsetBits, key < 1 << (UInt.bitWidth - offsetBits) else { return }
+        let property = Property(owner: ObjectIdentifier(owner), offset: offset)
+        let place = self.place(of: key)
         let replaced: UncheckedSendable<AnyKeyPath>? = table.withLock { table in
+            if table.unstable.contains(property.owner) { return nil }
+            if let first = table.firstKeyPath[property], first != identifier {
+                table.unstable.insert(property.owner)
+                return nil
+            }
+            table.firstKeyPath[property] = identifier
             let replaced = table.keyPaths[place]
-            table.identifiers[place] = identifier
-            table.offsets[place] = offset
             table.keyPaths[place] = UncheckedSendable(keyPath)
+            // After the key path is held: a reader matching the word holds it anyway.
+            words.value[place].store(key << offsetBits | UInt(offset), ordering: .releasing)
             return replaced
         }
         _ = replaced  // released after unlocking
     }
 
-    private static func place(of identifier: ObjectIdentifier) -> Int {
-        // Objects are 16-byte aligned: the bits above the alignment, mixed.
-        Int(truncatingIfNeeded: ((UInt(bitPattern: identifier) >> 4) &* 0x9E37_79B9) >> 8) & (capacity - 1)
+    /// Whether `owner`'s wrappers are reached through their key paths every time.
+    static func isReachedByKeyPath(_ owner: AnyClass) -> Bool {
+        table.withLock { $0.unstable.contains(ObjectIdentifier(owner)) }
+    }
+
+    @inline(__always)
+    private static func place(of key: UInt) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9) >> 8) & (capacity - 1)
     }
 }
