@@ -169,7 +169,8 @@ func preparePropertyWrappersForFork() {
     WrapperStorageOffsets.prepareForFork()
 }
 
-private struct PropertyKey: Hashable {
+/// A wrapped property: its class and its storage's offset in the class's instances.
+struct PropertyKey: Hashable {
     let type: ObjectIdentifier
     let offset: Int
 }

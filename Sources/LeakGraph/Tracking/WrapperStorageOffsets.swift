@@ -32,14 +32,9 @@ enum WrapperStorageOffsets {
         /// `AnyKeyPath` does not declare.
         var keyPaths = [UncheckedSendable<AnyKeyPath>?](repeating: nil, count: WrapperStorageOffsets.capacity)
         /// The key path first remembered for each (class, offset).
-        var firstKeyPath: [Property: ObjectIdentifier] = [:]
+        var firstKeyPath: [PropertyKey: ObjectIdentifier] = [:]
         /// Classes whose wrappers' key paths are not one object (generic classes).
         var unstable: Set<ObjectIdentifier> = []
-    }
-
-    private struct Property: Hashable {
-        let owner: ObjectIdentifier
-        let offset: Int
     }
 
     private static let table = Locked(Table(), heldAcrossFork: true)
@@ -82,12 +77,12 @@ enum WrapperStorageOffsets {
         // Addresses up to 2^48 and offsets below 2^20 fit in one word; anything else (not met on
         // today's 64-bit systems) is reached through its key path.
         guard offset > 0, offset < 1 << offsetBits, key < 1 << (UInt.bitWidth - offsetBits) else { return }
-        let property = Property(owner: ObjectIdentifier(owner), offset: offset)
+        let property = PropertyKey(type: ObjectIdentifier(owner), offset: offset)
         let place = self.place(of: key)
         let replaced: UncheckedSendable<AnyKeyPath>? = table.withLock { table in
-            if table.unstable.contains(property.owner) { return nil }
+            if table.unstable.contains(property.type) { return nil }
             if let first = table.firstKeyPath[property], first != identifier {
-                table.unstable.insert(property.owner)
+                table.unstable.insert(property.type)
                 return nil
             }
             table.firstKeyPath[property] = identifier
