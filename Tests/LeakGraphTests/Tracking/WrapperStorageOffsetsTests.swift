@@ -17,6 +17,7 @@ struct WrapperStorageOffsetsTests {
         let leaves = (0..<4).map { _ in OffsetLeaf() }
         #if DEBUG
             let answeredBefore = WrapperStorageOffsets.answered.load(ordering: .relaxed)
+            let forgottenBefore = WrapperStorageOffsets.forgotten.load(ordering: .relaxed)
         #endif
         // The first access reaches each wrapper through its key path; every later one by the
         // offset remembered for that key path.
@@ -33,8 +34,12 @@ struct WrapperStorageOffsetsTests {
         }
         #if DEBUG
             // 6 assignments and 6 reads a round, all but the first of each wrapper's from the
-            // table (other tests running meanwhile only add to the count).
-            #expect(WrapperStorageOffsets.answered.load(ordering: .relaxed) - answeredBefore >= 12 * 40 - 12)
+            // table (other tests running meanwhile only add to the count). Three key paths in one
+            // set of two places (about one run in a thousand) take turns forgetting each other:
+            // only then may answers be missing.
+            let answers = WrapperStorageOffsets.answered.load(ordering: .relaxed) - answeredBefore
+            let forgotten = WrapperStorageOffsets.forgotten.load(ordering: .relaxed) - forgottenBefore
+            #expect(answers >= 12 * 40 - 12 || forgotten >= 40, "\(answers) answers, \(forgotten) forgotten")
         #endif
         #expect(narrow.payload == 7)
         #expect(wide.payload == (1, 2, 3, 4))
