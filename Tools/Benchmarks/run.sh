@@ -7,11 +7,15 @@
 #   Tools/Benchmarks/run.sh --quick    smoke run for CI: every case with tiny sizes, no timing asserted
 #   OUT=dir Tools/Benchmarks/run.sh    where results go (default Tools/Benchmarks/.build/results)
 #   INSTRUCTIONS=0 ...                 skip instruction counts
+#   SCRATCH_PATH=dir ...               SwiftPM's build folder (default Tools/Benchmarks/.build); CI
+#                                      gives the root package's, whose release build of LeakGraph's
+#                                      modules then serves both
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
-swift build -c release --product leakgraph-bench >&2
-bench=$here/.build/release/leakgraph-bench
+scratch=${SCRATCH_PATH:-$here/.build}
+swift build -c release --product leakgraph-bench --scratch-path "$scratch" >&2
+bench=$scratch/release/leakgraph-bench
 
 if [ "${1:-}" = "--quick" ]; then
   exec "$bench" --quick
@@ -35,7 +39,7 @@ done
 if [ "${INSTRUCTIONS:-1}" != 0 ] && command -v valgrind >/dev/null; then
   # Valgrind 3.19 cannot read the DWARF 5 that swiftc emits ("Possibly corrupted debuginfo file"):
   # count a copy without debug info (the code is identical).
-  counted=$here/.build/release/leakgraph-bench-nodebug
+  counted=$scratch/release/leakgraph-bench-nodebug
   strip --strip-debug -o "$counted" "$bench"
   for name in "${key_cases[@]}"; do
     line=$("$ipo" 1000 3000 "$counted" --case "$name" --iterations '{n}' --quiet || echo "? instructions/op")
