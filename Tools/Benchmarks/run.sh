@@ -12,8 +12,9 @@
 #                                      modules then serves both
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# A relative SCRATCH_PATH is taken from where the script was started.
+scratch=$(mkdir -p "${SCRATCH_PATH:-$here/.build}" && cd "${SCRATCH_PATH:-$here/.build}" && pwd)
 cd "$here"
-scratch=${SCRATCH_PATH:-$here/.build}
 swift build -c release --product leakgraph-bench --scratch-path "$scratch" >&2
 bench=$scratch/release/leakgraph-bench
 

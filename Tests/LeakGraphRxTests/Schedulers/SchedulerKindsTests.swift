@@ -42,6 +42,20 @@ struct SchedulerKindsTests {
         #expect(log.entries == ["0@5", "1@15", "2@25"])
     }
 
+    @Test("a periodic timer disposed by its own action lets go of the action and what it captured")
+    func virtualPeriodicReleasesItsAction() {
+        let outcome = lifecycle {
+            let scheduler = HistoricalScheduler(initialClock: Date(timeIntervalSince1970: 0))
+            var timer: Disposable?
+            timer = scheduler.schedulePeriodic(0, startAfter: .seconds(5), period: .seconds(10)) { count in
+                if count == 2 { timer?.dispose() }
+                return count + 1
+            }
+            scheduler.start()
+        }
+        #expect(outcome.nothingAlive, "\(outcome.alive.map(\.type))")
+    }
+
     @Test("ConcurrentDispatchQueueScheduler runs delayed and periodic work on its queue")
     func concurrentDispatch() async {
         let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)

@@ -138,21 +138,26 @@ final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
     // Thread-safe: `value` is only touched by the ticks, which the scheduler runs one at
-    // a time (each is scheduled by the previous one); the rest is behind `recursion`'s lock.
+    // a time (each is scheduled by the previous one); the action is behind its own lock (dispose
+    // may come from any thread), the rest behind `recursion`'s.
     private var value: State?
     private let period: RxTimeInterval
-    private let action: (State) -> State
+    /// Dropped on dispose, as RxSwift's timer drops it: the action often captures what holds the
+    /// timer's disposable (`var timer = scheduler.schedulePeriodic { … timer?.dispose() … }`),
+    /// a cycle that only letting go of the action breaks.
+    private let action: Locked<((State) -> State)?>
     private var recursion: DelayedRecursiveScheduler<Void>?
 
     init(scheduler: SchedulerType, period: RxTimeInterval, action: @escaping (State) -> State) {
         self.period = period
-        self.action = action
+        self.action = Locked(action)
         super.init(label: "periodic timer", state: .active)
         // The recursion's action holds the timer strongly: a running timer keeps itself (and the
         // subscription its action feeds) alive until disposed, as RxSwift's does.
         recursion = DelayedRecursiveScheduler(scheduler: scheduler) { _, recurse in
             recurse((), self.period)
-            if let value = self.value { self.value = self.action(value) }
+            guard let value = self.value, let action = self.action.withLock({ $0 }) else { return }
+            self.value = action(value)
         }
     }
 
@@ -165,6 +170,12 @@ final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable {
 
     func dispose() {
         recursion?.dispose()
+        // Released outside the lock: what the action captured may run code of its own as it goes.
+        let dropped = action.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        withExtendedLifetime(dropped) {}
         reportState(.disposed)
     }
 }
