@@ -138,26 +138,20 @@ final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable {
     /// Counts the object in `Resources.total`.
     private let rxResource = RxResource()
     // Thread-safe: `value` is only touched by the ticks, which the scheduler runs one at
-    // a time (each is scheduled by the previous one); the action is behind its own lock (dispose
-    // may come from any thread), the rest behind `recursion`'s.
+    // a time (each is scheduled by the previous one); the rest is behind `recursion`'s lock.
     private var value: State?
-    private let period: RxTimeInterval
-    /// Dropped on dispose, as RxSwift's timer drops it: the action often captures what holds the
-    /// timer's disposable (`var timer = scheduler.schedulePeriodic { … timer?.dispose() … }`),
-    /// a cycle that only letting go of the action breaks.
-    private let action: Locked<((State) -> State)?>
     private var recursion: DelayedRecursiveScheduler<Void>?
 
     init(scheduler: SchedulerType, period: RxTimeInterval, action: @escaping (State) -> State) {
-        self.period = period
-        self.action = Locked(action)
         super.init(label: "periodic timer", state: .active)
         // The recursion's action holds the timer strongly: a running timer keeps itself (and the
-        // subscription its action feeds) alive until disposed, as RxSwift's does.
+        // subscription its action feeds) alive until disposed, as RxSwift's does. It holds the
+        // timer's action too, so that disposing (which drops the recursion's action) lets go of
+        // it, as RxSwift's timer does: the action often captures what holds the timer's
+        // disposable (`timer = scheduler.schedulePeriodic { … timer?.dispose() … }`).
         recursion = DelayedRecursiveScheduler(scheduler: scheduler) { _, recurse in
-            recurse((), self.period)
-            guard let value = self.value, let action = self.action.withLock({ $0 }) else { return }
-            self.value = action(value)
+            recurse((), period)
+            if let value = self.value { self.value = action(value) }
         }
     }
 
@@ -170,12 +164,6 @@ final class EmulatedPeriodicTimer<State>: TrackedObject, Cancelable {
 
     func dispose() {
         recursion?.dispose()
-        // Released outside the lock: what the action captured may run code of its own as it goes.
-        let dropped = action.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        withExtendedLifetime(dropped) {}
         reportState(.disposed)
     }
 }
